@@ -1,0 +1,76 @@
+"""The adapter seam: one `Engine` subclass per forum engine (STYLE.md "Engine plus instances").
+
+An engine module writes three things: which URLs it accepts (`accepts`, `thread_key`), how page N
+of a thread is addressed (`page_url`), and a pure `parse_page(data, ctx) -> Page`. Fetching,
+retries, politeness, snapshots and progress live once, in tally.fetch / tally.crawl; they call
+these methods and never the other way round. Posting (login, reply) is added per engine later.
+
+Parsers are tolerant where FORUMS.md is unsure (template overrides, missing optional parts) and
+strict where a wrong answer would change a count: a page with no recognisable thread markup is a
+`NotAThreadPage`, never an empty list of posts.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar
+
+from tally.errors import NotAThreadPage
+from tally.model import Page
+
+
+@dataclass(frozen=True, slots=True)
+class PageContext:
+    """What a parser needs besides the bytes: where the page came from and how to read times."""
+
+    url: str  # the page's URL (or the file path for saved pages without a known URL)
+    fetched_at: datetime  # aware UTC: the anchor for relative dates ("Today", "3 天前")
+    zone: str  # the board's IANA zone, from the game file or the engine default
+    language: str | None = None  # the board's language, when the game file states it
+    per_page: int | None = None  # posts per page, when the game file states it
+
+
+class Engine(ABC):
+    """A forum engine. Subclasses are stateless; one instance serves every site running it."""
+
+    name: ClassVar[str]  # short id used in game files and `engine:URL` ("phpbb", "discuz", ...)
+    label: ClassVar[str]  # human name for messages ("phpBB")
+    default_zone: ClassVar[str] = "UTC"  # when the game file gives none (Discuz: Asia/Shanghai)
+    default_per_page: ClassVar[int] = 20
+
+    @abstractmethod
+    def accepts(self, url: str) -> bool:
+        """True when `url` looks like a thread URL of this engine (no network)."""
+
+    @abstractmethod
+    def thread_key(self, url: str) -> str:
+        """A stable key for the thread behind any of its page URLs (e.g. "t=123")."""
+
+    @abstractmethod
+    def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
+        """The URL of page `number` (1-based) of the thread `url` belongs to."""
+
+    @abstractmethod
+    def page_number(self, url: str, per_page: int | None = None) -> int:
+        """Which page a thread URL points at (1 when it names none)."""
+
+    @abstractmethod
+    def looks_like(self, data: bytes) -> bool:
+        """True when the bytes look like a page of this engine (for detection of saved pages)."""
+
+    @abstractmethod
+    def parse_page(self, data: bytes, ctx: PageContext) -> Page:
+        """Read one thread page. Pure: same bytes and context give the same Page.
+
+        Raises NotAThreadPage (login wall, challenge, error page, another engine's page) and
+        TruncatedPage (the document ends before the closing markup of the post list).
+        """
+
+    def normalise_url(self, url: str) -> str:
+        """Drop what changes between visits but not the page (session ids, fragments)."""
+        return url.split("#", 1)[0]
+
+    def not_a_thread(self, ctx: PageContext, what: str) -> NotAThreadPage:
+        return NotAThreadPage(f"{self.label}: {ctx.url}: not a thread page ({what})")

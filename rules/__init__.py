@@ -1,0 +1,1 @@
+"""Vote-counting rules: small policies composed into named presets (RULES.md)."""

@@ -1,0 +1,416 @@
+"""The game file (TOML): roster, days, deadlines, GM events, preset and options.
+
+`load(path)` turns the file into a frozen `Game`; every problem is a `GameFileError` whose one
+line names the file, the line and the key ("game.toml:14: days[2].deadline: …"). Times in the
+file are wall times in the game's `timezone` unless they carry an offset; they are stored in UTC.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping
+
+from tally import times
+from tally.errors import GameFileError, InputError
+
+# Event kinds every preset understands; presets add their own (rules/<preset>.EVENT_KINDS).
+CORE_EVENT_KINDS = frozenset({"death", "revival", "replacement", "deadline"})
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    name: str  # the player's slot name, used in tallies; usually the account name
+    aliases: tuple[str, ...] = ()  # other names players write for them (K14 in-game names too)
+    account: str | None = None  # forum account name when it differs from `name`
+    account_id: str | None = None  # forum user id, the surest link from a post to a player
+    seat: int | None = None  # seat order for presets that need it (lupus L2)
+    role: str | None = None  # GM-only; never rendered publicly (C5)
+
+    @property
+    def accounts(self) -> tuple[str, ...]:
+        return (self.account,) if self.account else (self.name,)
+
+
+@dataclass(frozen=True, slots=True)
+class Day:
+    number: int
+    start: datetime  # UTC
+    deadline: datetime  # UTC, after any GM deadline move
+    thread_url: str | None = None  # the day's voting thread, for games that use one
+    original_deadline: datetime | None = None  # set when a GM event moved the deadline
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A GM event: something the thread cannot show by itself (a death, a secret action, ...)."""
+
+    at: datetime  # UTC
+    kind: str
+    player: str | None = None
+    day: int | None = None
+    target: str | None = None  # the other player an action names (protection, extra vote, ...)
+    account: str | None = None  # replacement: the account taking over `player`'s slot
+    deadline: datetime | None = None  # kind "deadline": the new deadline
+    secret: bool = False  # GM-only (C5)
+    params: Mapping[str, Any] = field(default_factory=dict)  # preset-specific extras
+    line: int | None = None  # where it stands in the game file, for error messages
+
+
+@dataclass(frozen=True, slots=True)
+class VoteSyntax:
+    """How votes are written. Empty tuples mean "the preset's language pack default"."""
+
+    vote_words: tuple[str, ...] = ()  # "vote", "##vote": cast "<word>: X" / "<word> X"
+    unvote_words: tuple[str, ...] = ()  # "unvote", "##unvote"
+    tags: tuple[str, ...] = ()  # BBCode-style tags: [vote]X[/vote]
+    no_elimination: tuple[str, ...] = ()  # "no lynch", "sleep" where the preset allows it
+    joke_markers: tuple[str, ...] = ()  # words that mark a joke vote (K4)
+    patterns: tuple[str, ...] = ()  # extra regexes with a named group (?P<target>…)
+    require_bold: bool = False
+    language: str | None = None  # syntax pack: en, es, fr, ru, zh
+
+
+@dataclass(frozen=True, slots=True)
+class NameOptions:
+    threshold: float = 85.0  # rapidfuzz score a fuzzy match needs
+    margin: float = 10.0  # lead over the runner-up a fuzzy match needs
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    engine: str | None = None  # forced engine; detected from the URL otherwise
+    language: str | None = None
+    per_page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    path: Path
+    title: str
+    preset: str
+    timezone: str
+    thread_url: str
+    board: Board
+    players: tuple[Player, ...]
+    days: tuple[Day, ...]
+    events: tuple[Event, ...] = ()
+    staff: tuple[str, ...] = ()
+    excused: tuple[str, ...] = ()
+    resolutions: Mapping[str, str] = field(default_factory=dict)  # written (as typed) -> player|"ignore"
+    votes: VoteSyntax = VoteSyntax()
+    names: NameOptions = NameOptions()
+    options: Mapping[str, Any] = field(default_factory=dict)  # [rules]: preset option overrides
+    extra_threads: tuple[str, ...] = ()  # more game threads (activity counts, R10)
+
+    def day(self, number: int) -> Day:
+        for day in self.days:
+            if day.number == number:
+                return day
+        known = ", ".join(str(d.number) for d in self.days) or "none"
+        raise InputError(f"{self.path}: no day {number} in the game file (days: {known})")
+
+    def player(self, name: str) -> Player | None:
+        for player in self.players:
+            if player.name == name:
+                return player
+        return None
+
+    def events_of(self, *kinds: str) -> tuple[Event, ...]:
+        return tuple(e for e in self.events if not kinds or e.kind in kinds)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+def load(path: str | Path, extra_event_kinds: frozenset[str] | None = None) -> Game:
+    """Read and check a game file. `extra_event_kinds`: the preset's own kinds, when known."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GameFileError(f"{path}: no such game file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GameFileError(f"{path}: cannot read the game file: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib says "... (at line 7, column 3)": lift the line into our file:line form.
+        found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        line = found.group(1) if found else "?"
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise GameFileError(f"{path}:{line}: not valid TOML: {reason}") from None
+    return _Reader(path, text, data, extra_event_kinds).game()
+
+
+class _Reader:
+    """Checks one parsed file and builds the Game, naming file:line:key on any problem."""
+
+    def __init__(
+        self, path: Path, text: str, data: dict[str, Any], extra_kinds: frozenset[str] | None
+    ) -> None:
+        self.path, self.text, self.data = path, text, data
+        self.event_kinds = CORE_EVENT_KINDS | (extra_kinds or frozenset())
+        self.check_kinds = extra_kinds is not None
+        self.lines = text.splitlines()
+
+    # -- error reporting ------------------------------------------------------------------
+    def line_of(self, key: str, table: str | None = None, index: int | None = None) -> int | str:
+        """Best-effort line number of `key` (inside the index-th [[table]] or [table])."""
+        start = 0
+        if table is not None:
+            header = re.compile(rf"^\s*\[\[?\s*{re.escape(table)}\s*\]\]?\s*(#.*)?$")
+            seen = -1
+            for number, line in enumerate(self.lines):
+                if header.match(line):
+                    seen += 1
+                    if index is None or seen == index:
+                        start = number
+                        break
+            else:
+                return "?"
+        pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+        for number in range(start, len(self.lines)):
+            if pattern.match(self.lines[number]):
+                return number + 1
+            if number > start and table is not None and self.lines[number].lstrip().startswith("["):
+                break
+        return start + 1 if table is not None else "?"
+
+    def fail(self, where: str, message: str, key: str, table: str | None = None,
+             index: int | None = None) -> GameFileError:
+        return GameFileError(f"{self.path}:{self.line_of(key, table, index)}: {where}: {message}")
+
+    # -- typed getters ----------------------------------------------------------------------
+    def need(self, mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str,
+             table: str | None = None, index: int | None = None) -> Any:
+        if key not in mapping:
+            line = self.line_of(table, None, None) if table and index is None else (
+                self.line_of(key, table, index))
+            raise GameFileError(f"{self.path}:{line}: {where}: missing required key {key!r}")
+        return self.opt(mapping, key, kind, where, None, table, index)
+
+    def opt(self, mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str,
+            default: Any = None, table: str | None = None, index: int | None = None) -> Any:
+        if key not in mapping:
+            return default
+        value = mapping[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise self.fail(where, f"expected {names}, got {value!r}", key, table, index)
+        return value
+
+    def strings(self, mapping: Mapping[str, Any], key: str, where: str, table: str | None = None,
+                index: int | None = None) -> tuple[str, ...]:
+        value = self.opt(mapping, key, (list, str), where, [], table, index)
+        if isinstance(value, str):
+            value = [value]
+        if not all(isinstance(v, str) for v in value):
+            raise self.fail(where, "expected a list of strings", key, table, index)
+        return tuple(value)
+
+    def when(self, value: Any, zone: str, where: str, key: str, table: str | None = None,
+             index: int | None = None) -> datetime:
+        if isinstance(value, datetime):  # TOML datetimes: offset-aware or local
+            value = value.isoformat()
+        if not isinstance(value, str):
+            raise self.fail(where, f"expected a time string, got {value!r}", key, table, index)
+        try:
+            return times.parse_game_time(value, zone).utc
+        except InputError as exc:
+            raise self.fail(where, str(exc), key, table, index) from None
+
+    # -- the file ---------------------------------------------------------------------------
+    def game(self) -> Game:
+        data = self.data
+        known_top = {"title", "preset", "timezone", "staff", "excused", "thread", "players", "days",
+                     "events", "resolutions", "votes", "names", "rules", "board", "threads"}
+        for key in data:
+            if key not in known_top:
+                raise self.fail(key, f"unknown key (known: {', '.join(sorted(known_top))})", key)
+        preset = self.need(data, "preset", str, "preset")
+        zone = self.opt(data, "timezone", str, "timezone", "UTC")
+        try:
+            times.zone(zone)
+        except InputError as exc:
+            raise self.fail("timezone", str(exc), "timezone") from None
+
+        thread = self.opt(data, "thread", dict, "thread", {})
+        url = self.need(thread, "url", str, "thread.url", "thread") if thread else None
+        if not url:
+            raise GameFileError(f"{self.path}:?: thread: missing required table [thread] with url")
+        board = Board(
+            engine=self.opt(thread, "engine", str, "thread.engine", None, "thread"),
+            language=self.opt(thread, "language", str, "thread.language", None, "thread"),
+            per_page=self.opt(thread, "per_page", int, "thread.per_page", None, "thread"),
+        )
+        players = self.players()
+        names = {p.name for p in players}
+        events = self.events(zone, names)
+        days = self.days(zone, events)
+        resolutions = self.resolutions(names)
+        votes_t = self.opt(data, "votes", dict, "votes", {})
+        votes = VoteSyntax(
+            vote_words=self.strings(votes_t, "vote", "votes.vote", "votes"),
+            unvote_words=self.strings(votes_t, "unvote", "votes.unvote", "votes"),
+            tags=self.strings(votes_t, "tags", "votes.tags", "votes"),
+            no_elimination=self.strings(votes_t, "no_elimination", "votes.no_elimination", "votes"),
+            joke_markers=self.strings(votes_t, "joke_markers", "votes.joke_markers", "votes"),
+            patterns=self.patterns(votes_t),
+            require_bold=self.opt(votes_t, "require_bold", bool, "votes.require_bold", False, "votes"),
+            language=self.opt(votes_t, "language", str, "votes.language", None, "votes"),
+        )
+        names_t = self.opt(data, "names", dict, "names", {})
+        name_opts = NameOptions(
+            threshold=self.opt(names_t, "threshold", float, "names.threshold", 85.0, "names"),
+            margin=self.opt(names_t, "margin", float, "names.margin", 10.0, "names"),
+        )
+        staff = self.strings(data, "staff", "staff")
+        excused = self.strings(data, "excused", "excused")
+        for name in excused:
+            if name not in names:
+                raise self.fail("excused", f"{name!r} is not a player", "excused")
+        return Game(
+            path=self.path,
+            title=self.opt(data, "title", str, "title", self.path.stem),
+            preset=preset,
+            timezone=zone,
+            thread_url=url,
+            board=board,
+            players=players,
+            days=days,
+            events=events,
+            staff=staff,
+            excused=excused,
+            resolutions=resolutions,
+            votes=votes,
+            names=name_opts,
+            options=dict(self.opt(data, "rules", dict, "rules", {})),
+            extra_threads=self.strings(data, "threads", "threads"),
+        )
+
+    def players(self) -> tuple[Player, ...]:
+        rows = self.opt(self.data, "players", list, "players", [])
+        if not rows:
+            raise GameFileError(f"{self.path}:?: players: the roster is empty (add [[players]] tables)")
+        players: list[Player] = []
+        seen: dict[str, int] = {}
+        for i, row in enumerate(rows):
+            where = f"players[{i}]"
+            if not isinstance(row, dict):
+                raise GameFileError(f"{self.path}:?: {where}: expected a [[players]] table")
+            name = self.need(row, "name", str, f"{where}.name", "players", i).strip()
+            if not name:
+                raise self.fail(f"{where}.name", "empty name", "name", "players", i)
+            if name.casefold() in seen:
+                raise self.fail(f"{where}.name", f"{name!r} is listed twice", "name", "players", i)
+            seen[name.casefold()] = i
+            account_id = self.opt(row, "account_id", (str, int), f"{where}.account_id", None, "players", i)
+            players.append(Player(
+                name=name,
+                aliases=self.strings(row, "aliases", f"{where}.aliases", "players", i),
+                account=self.opt(row, "account", str, f"{where}.account", None, "players", i),
+                account_id=None if account_id is None else str(account_id),
+                seat=self.opt(row, "seat", int, f"{where}.seat", None, "players", i),
+                role=self.opt(row, "role", str, f"{where}.role", None, "players", i),
+            ))
+        return tuple(players)
+
+    def events(self, zone: str, names: set[str]) -> tuple[Event, ...]:
+        rows = self.opt(self.data, "events", list, "events", [])
+        events: list[Event] = []
+        core = {"at", "kind", "player", "day", "target", "account", "deadline", "secret"}
+        for i, row in enumerate(rows):
+            where = f"events[{i}]"
+            kind = self.need(row, "kind", str, f"{where}.kind", "events", i)
+            if self.check_kinds and kind not in self.event_kinds:
+                known = ", ".join(sorted(self.event_kinds))
+                raise self.fail(f"{where}.kind", f"unknown event {kind!r} for this preset (known: {known})",
+                                "kind", "events", i)
+            at = self.when(self.need(row, "at", (str, datetime), f"{where}.at", "events", i), zone,
+                           f"{where}.at", "at", "events", i)
+            player = self.opt(row, "player", str, f"{where}.player", None, "events", i)
+            target = self.opt(row, "target", str, f"{where}.target", None, "events", i)
+            for key, value in (("player", player), ("target", target)):
+                if value is not None and value not in names:
+                    raise self.fail(f"{where}.{key}", f"{value!r} is not a player in the roster",
+                                    key, "events", i)
+            if kind in ("death", "revival", "replacement") and player is None:
+                raise self.fail(where, f"a {kind} event needs 'player'", "kind", "events", i)
+            account = self.opt(row, "account", str, f"{where}.account", None, "events", i)
+            if kind == "replacement" and not account:
+                raise self.fail(where, "a replacement event needs 'account' (who takes the slot)",
+                                "kind", "events", i)
+            deadline = None
+            day = self.opt(row, "day", int, f"{where}.day", None, "events", i)
+            if kind == "deadline":
+                raw = self.need(row, "deadline", (str, datetime), f"{where}.deadline", "events", i)
+                deadline = self.when(raw, zone, f"{where}.deadline", "deadline", "events", i)
+                if day is None:
+                    raise self.fail(where, "a deadline event needs 'day'", "kind", "events", i)
+            events.append(Event(
+                at=at, kind=kind, player=player, day=day, target=target, account=account,
+                deadline=deadline,
+                secret=self.opt(row, "secret", bool, f"{where}.secret", False, "events", i),
+                params={k: v for k, v in row.items() if k not in core},
+                line=self.line_of("kind", "events", i) if isinstance(self.line_of("kind", "events", i), int) else None,
+            ))
+        return tuple(sorted(events, key=lambda e: e.at))
+
+    def days(self, zone: str, events: tuple[Event, ...]) -> tuple[Day, ...]:
+        rows = self.opt(self.data, "days", list, "days", [])
+        if not rows:
+            raise GameFileError(f"{self.path}:?: days: no days (add [[days]] tables with start and deadline)")
+        days: list[Day] = []
+        for i, row in enumerate(rows):
+            where = f"days[{i}]"
+            number = self.opt(row, "number", int, f"{where}.number", i + 1, "days", i)
+            start = self.when(self.need(row, "start", (str, datetime), f"{where}.start", "days", i),
+                              zone, f"{where}.start", "start", "days", i)
+            deadline = self.when(self.need(row, "deadline", (str, datetime), f"{where}.deadline", "days", i),
+                                 zone, f"{where}.deadline", "deadline", "days", i)
+            if deadline <= start:
+                raise self.fail(f"{where}.deadline", "the deadline is not after the start",
+                                "deadline", "days", i)
+            if any(d.number == number for d in days):
+                raise self.fail(f"{where}.number", f"day {number} is listed twice", "number", "days", i)
+            day = Day(number=number, start=start, deadline=deadline,
+                      thread_url=self.opt(row, "thread", str, f"{where}.thread", None, "days", i))
+            moves = [e for e in events if e.kind == "deadline" and e.day == number]
+            if moves:  # the last announcement wins; the original stays for the audit
+                day = replace(day, deadline=moves[-1].deadline, original_deadline=deadline)
+            days.append(day)
+        for event in events:
+            if event.kind == "deadline" and not any(d.number == event.day for d in days):
+                raise GameFileError(f"{self.path}:{event.line or '?'}: events: deadline move for day "
+                                    f"{event.day}, which is not in [[days]]")
+        return tuple(sorted(days, key=lambda d: d.number))
+
+    def resolutions(self, names: set[str]) -> dict[str, str]:
+        table = self.opt(self.data, "resolutions", dict, "resolutions", {})
+        out: dict[str, str] = {}
+        for written, player in table.items():
+            if not isinstance(player, str):
+                raise self.fail(f"resolutions.{written}", "expected a player name or \"ignore\"", written)
+            if player != "ignore" and player not in names:
+                raise self.fail(f"resolutions.{written}", f"{player!r} is not a player in the roster", written)
+            out[written] = player
+        return out
+
+    def patterns(self, votes_t: Mapping[str, Any]) -> tuple[str, ...]:
+        patterns = self.strings(votes_t, "patterns", "votes.patterns", "votes")
+        for pattern in patterns:
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise self.fail("votes.patterns", f"bad regex {pattern!r}: {exc}", "patterns", "votes") from None
+            if "target" not in compiled.groupindex:
+                raise self.fail("votes.patterns", f"regex {pattern!r} needs a group (?P<target>…)",
+                                "patterns", "votes")
+        return patterns

@@ -1,0 +1,240 @@
+"""The typed, frozen records that flow through tally (DESIGN.md, "How data flows").
+
+    pages ─► Post ─► Ballot ─► Verdict + Tally ─► renderers
+
+Every datetime here is aware and in UTC; the forum's own wording of a time is kept beside it
+(`time_text`, `zone`) so the audit can show what the page said. Renderers consume these records
+and never import scraping code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Mapping
+
+# ---------------------------------------------------------------------------------------------
+# What an adapter reads off a page
+
+
+@dataclass(frozen=True, slots=True)
+class EditMarker:
+    """An edit notice as the forum shows it ("Last edited by Bob on …, edited 2 times in total")."""
+
+    text: str  # the notice as shown, whitespace collapsed
+    editor: str | None = None  # who edited, when the forum names them
+    edited_at: datetime | None = None  # aware UTC, when the forum dates the edit
+    times: int | None = None  # how many edits the forum admits to (phpBB, Forumotion)
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """A quoted block. Never casts a vote (C1): it is someone else's words."""
+
+    text: str
+    author: str | None = None  # the cited author, when the quote names one
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """A post's text, with what is not the author's own voice separated out.
+
+    `own` is the author's own text with quotes, spoilers, code blocks, the signature and the
+    forum's edit notice removed; line breaks are kept ("\n" between blocks and at <br>).
+    `bold` holds the bold spans of `own`, in order, so a game can require bold votes.
+    """
+
+    own: str
+    bold: tuple[str, ...] = ()
+    quotes: tuple[Quote, ...] = ()  # outermost quotes; a nested quote is part of its parent's text
+    spoilers: tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
+    signature: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    """One post, engine-neutral (DESIGN.md "Post")."""
+
+    id: str  # the forum's own post id, stable across pages and fetches
+    position: int  # 1-based place in the thread (Discuz floor, IPB "#n", or page offset + index)
+    permalink: str
+    author: str  # display name as shown on the post
+    author_id: str | None  # the account id, when the page links the profile
+    created_at: datetime  # aware UTC
+    time_text: str  # the time as the page shows it
+    zone: str  # IANA zone `time_text` was read in
+    body: Body
+    edit: EditMarker | None = None
+    fetched_at: datetime | None = None  # when the page holding this version was fetched (UTC)
+    page_url: str = ""
+    deleted: bool = False  # shown as deleted/hidden to the viewer (no text to count)
+    notes: tuple[str, ...] = ()  # parse notes for the audit: DST choices, time disagreements
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """What `Engine.parse_page` returns: the posts of one thread page and where it sits."""
+
+    url: str
+    number: int  # 1-based page number
+    count: int | None  # number of pages in the thread, when the page says
+    posts: tuple[Post, ...]
+    thread_id: str | None = None
+    title: str | None = None
+    next_url: str | None = None
+    notes: tuple[str, ...] = ()  # page-level notes (e.g. "footer says UTC-03:00")
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """A whole thread as tally knows it: the latest version of every post, in thread order.
+
+    `history` holds earlier versions of a post (oldest first), from earlier snapshots, so the
+    rules can judge a post as it stood at the deadline (C6, K4b). `vanished` lists posts that a
+    later fetch of their page no longer showed (deleted, hidden or moved off): they are kept,
+    because a deletion after the deadline does not change the count (C6).
+    """
+
+    url: str
+    engine: str
+    posts: tuple[Post, ...]
+    fetched_at: datetime | None = None  # the newest page fetch the thread was built from
+    history: Mapping[str, tuple[Post, ...]] = field(default_factory=dict)
+    vanished: frozenset[str] = frozenset()
+    notes: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# What extraction makes of a post
+
+MatchHow = Literal[
+    "exact", "alias", "resolution", "fuzzy", "ambiguous", "unknown", "mixed_script", "ignored"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class NameMatch:
+    """How a written name was matched against the roster (C2); shown in the audit."""
+
+    written: str
+    player: str | None  # the roster player, None when no clear match
+    how: MatchHow
+    score: float = 100.0
+    runner_up: str | None = None
+    runner_up_score: float = 0.0
+
+
+ActionKind = Literal["vote", "unvote", "no_elimination"]
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One vote action found in a post's own text, in the order written."""
+
+    kind: ActionKind
+    written: str = ""  # the target as written ("" for unvote)
+    match: NameMatch | None = None  # for votes: the roster match
+    joke: bool = False  # carries a joke-vote marker from the game file (K4)
+    text: str = ""  # the whole matched phrase, for the audit
+
+    @property
+    def target(self) -> str | None:
+        return self.match.player if self.match else None
+
+
+@dataclass(frozen=True, slots=True)
+class Ballot:
+    """A post read for votes: who wrote it (as a roster player) and the actions it carries."""
+
+    post: Post
+    voter: str | None  # roster player behind the author, None for non-players and staff
+    actions: tuple[Action, ...] = ()
+
+    @property
+    def is_vote_post(self) -> bool:
+        return bool(self.actions)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the rules decide
+
+VerdictKind = Literal["counted", "void", "superseded", "not_a_vote"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Exactly one per post in the day's window (C4)."""
+
+    post_id: str
+    position: int
+    author: str
+    voter: str | None
+    time: datetime
+    verdict: VerdictKind
+    target: str | None = None
+    rule: str | None = None  # requirement id from RULES.md ("K4", "C1", ...)
+    reason: str = ""
+    superseded_by: str | None = None  # post id
+    match: NameMatch | None = None
+    permalink: str = ""
+    evidence: tuple[str, ...] = ()  # edit marker text, time as shown, quote, ...
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something for the GM: a rule break, an unresolved name, a flag. Points at its post."""
+
+    rule: str
+    message: str
+    post_id: str | None = None
+    player: str | None = None
+    needs_gm: bool = False  # a decision only the GM can take
+    secret: bool = False  # GM-only information: never rendered publicly (C5)
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    player: str  # the target (or the no-elimination label)
+    votes: int
+    voters: tuple[str, ...]
+    posts: tuple[str, ...] = ()  # the counted post of each voter, same order as voters
+
+
+OutcomeResult = Literal["eliminated", "none", "tie", "undecided"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    result: OutcomeResult
+    player: str | None
+    rule: str
+    detail: str
+    tied: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """The result of one count: public part plus the GM-only part (`gm_*`, findings)."""
+
+    game: str  # title
+    preset: str
+    day: int
+    deadline: datetime
+    as_of: datetime
+    counts: tuple[Count, ...]  # public, most votes first
+    not_voting: tuple[str, ...]
+    outcome: Outcome
+    verdicts: tuple[Verdict, ...]
+    living: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    seed: str | None = None  # the tiebreak seed when a draw was made (K10)
+    majority: int | None = None  # votes needed to end the day, where the preset has a hammer
+    threshold: int | None = None  # minimum votes for an elimination (K9)
+    counted_up_to: str | None = None  # id of the last post taken into account
+    zone: str = "UTC"  # the forum's zone, for rendering times as the forum shows them
+    thread_url: str = ""
+    # The GM's result with secret effects applied (E6, R4-R6); equals the public one when none.
+    gm_counts: tuple[Count, ...] | None = None
+    gm_outcome: Outcome | None = None
+    notes: tuple[str, ...] = ()  # the preset's defaults where the rulebook is silent

@@ -1,0 +1,182 @@
+"""The one place that knows about time zones, DST and "now" (DESIGN.md "Time").
+
+Engine parsers turn the text a page shows into a *naive local* datetime (with the helpers here
+for month names and relative forms); `localise` then attaches the forum's IANA zone and
+converts to UTC, reporting DST gaps and overlaps instead of guessing silently. Every other module
+works with aware UTC datetimes only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from tally.errors import InputError
+
+UTC = timezone.utc
+
+
+def now() -> datetime:
+    """The current time, aware UTC. `TALLY_NOW` (ISO 8601) pins it for tests and replays."""
+    pinned = os.environ.get("TALLY_NOW")
+    if pinned:
+        return parse_iso(pinned)
+    return datetime.now(UTC)
+
+
+@lru_cache(maxsize=64)
+def zone(name: str) -> ZoneInfo:
+    """The IANA zone `name`, or a clear error."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise InputError(f"unknown time zone {name!r} (use an IANA name such as Europe/Madrid)") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class Localised:
+    utc: datetime
+    note: str | None = None  # set when the local time fell in a DST gap or overlap
+
+
+def localise(naive: datetime, zone_name: str) -> Localised:
+    """Attach `zone_name` to a naive local time and convert to UTC.
+
+    A time in a DST overlap (shown twice, e.g. 02:30 on the night clocks go back) is read as the
+    first occurrence; a time in a DST gap (never shown by a correct clock) is read with the offset
+    in force before the gap. Both choices are reported in the note so the audit can show them.
+    """
+    if naive.tzinfo is not None:
+        return Localised(naive.astimezone(UTC))
+    tz = zone(zone_name)
+    first = naive.replace(tzinfo=tz, fold=0)
+    second = naive.replace(tzinfo=tz, fold=1)
+    off0, off1 = first.utcoffset(), second.utcoffset()
+    if off0 == off1:
+        return Localised(first.astimezone(UTC))
+    # fold=0 and fold=1 disagree: the wall time is either repeated (overlap) or skipped (gap).
+    # A wall time that survives a round trip through UTC exists; in a gap neither fold does.
+    exists = first.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == naive
+    if exists:
+        note = (
+            f"{naive:%Y-%m-%d %H:%M:%S} happens twice in {zone_name} (DST ends); "
+            f"read as the first, UTC{_fmt_offset(off0)}"
+        )
+        return Localised(first.astimezone(UTC), note)
+    note = (
+        f"{naive:%Y-%m-%d %H:%M:%S} does not exist in {zone_name} (DST gap); "
+        f"read with the offset before the change, UTC{_fmt_offset(off0)}"
+    )
+    return Localised(first.astimezone(UTC), note)
+
+
+def _fmt_offset(offset: timedelta | None) -> str:
+    minutes = int((offset or timedelta()).total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def to_local(utc: datetime, zone_name: str) -> datetime:
+    """An aware UTC datetime as wall time in `zone_name` (aware)."""
+    return utc.astimezone(zone(zone_name))
+
+
+def local_now(fetched_at: datetime, zone_name: str) -> datetime:
+    """The fetch time as a naive wall time in the forum's zone: the anchor of relative dates."""
+    return to_local(fetched_at, zone_name).replace(tzinfo=None)
+
+
+def parse_iso(text: str) -> datetime:
+    """A machine-readable ISO 8601 time with offset (or Z) as aware UTC."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InputError(f"not an ISO 8601 time: {text!r}") from exc
+    if value.tzinfo is None:
+        raise InputError(f"ISO 8601 time without an offset: {text!r}")
+    return value.astimezone(UTC)
+
+
+def from_unix(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def parse_game_time(text: str, zone_name: str) -> Localised:
+    """A time from the game file: ISO 8601 with an offset, or a wall time in the game's zone."""
+    raw = str(text).strip()
+    try:
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(
+            f"cannot read the time {raw!r}: use 'YYYY-MM-DD HH:MM[:SS]' or ISO 8601 with an offset"
+        ) from None
+    if value.tzinfo is not None:
+        return Localised(value.astimezone(UTC))
+    return localise(value, zone_name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers for engine parsers: month names and relative forms, shared so each engine does not
+# keep its own tables. Keys are accent-free, casefolded and without a trailing dot.
+
+_MONTH_NAMES = (
+    # English
+    "january february march april may june july august september october november december",
+    "jan feb mar apr may jun jul aug sep oct nov dec",
+    # Spanish (Forumotion/phpBB packs abbreviate to three letters; "sept"/"set" also seen)
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+    "ene feb mar abr may jun jul ago sep oct nov dic",
+    # French (JV, forumactif)
+    "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre",
+    "janv fevr mars avr mai juin juil aout sept oct nov dec",
+    # Russian: nominative and genitive ("9 октября"), and abbreviations
+    "январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь",
+    "января февраля марта апреля мая июня июля августа сентября октября ноября декабря",
+    "янв фев мар апр май июн июл авг сен окт ноя дек",
+    # Italian and Portuguese (other Forumotion/phpBB communities)
+    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    "janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro dezembro",
+    # odd abbreviations seen in language packs
+    "- - - - - - - - sept - - -",
+    "- - - - - - - - set - - -",
+    "- - - - - - - - sent - - -",
+)
+
+
+def fold_word(word: str) -> str:
+    """Casefold and strip accents and a trailing dot: 'Févr.' -> 'fevr', 'Miér' -> 'mier'."""
+    decomposed = unicodedata.normalize("NFKD", word.strip().rstrip(".").casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _month_table() -> dict[str, int]:
+    table: dict[str, int] = {}
+    for names in _MONTH_NAMES:
+        for number, name in enumerate(names.split(), start=1):
+            if name != "-":
+                table.setdefault(fold_word(name), number)
+    return table
+
+
+def month_number(name: str) -> int | None:
+    """The month number of a month name or abbreviation in the languages the forums use."""
+    return _MONTHS.get(fold_word(name))
+
+
+_MONTHS = _month_table()
+
+
+def days_ago(fetched_local: datetime, days: int, hour: int, minute: int, second: int = 0) -> datetime:
+    """'Yesterday, 21:58' and friends: a wall time `days` days before the fetch date."""
+    day: date = fetched_local.date() - timedelta(days=days)
+    return datetime(day.year, day.month, day.day, hour, minute, second)
+
+
+def ago(fetched_local: datetime, **delta: float) -> datetime:
+    """'5 minutes ago', '3 天前': the fetch wall time minus a duration (naive)."""
+    return fetched_local - timedelta(**delta)
