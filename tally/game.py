@@ -191,7 +191,8 @@ class _Reader:
         if key not in mapping:
             line = self.line_of(table, None, None) if table and index is None else (
                 self.line_of(key, table, index))
-            raise GameFileError(f"{self.path}:{line}: {where}: missing required key {key!r}")
+            parent = where.rsplit(".", 1)[0] if where.endswith(f".{key}") else where
+            raise GameFileError(f"{self.path}:{line}: {parent}: missing required key {key!r}")
         return self.opt(mapping, key, kind, where, None, table, index)
 
     def opt(self, mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str,

@@ -1,0 +1,70 @@
+"""The one time module: localisation with DST reported, game times, month names."""
+
+from datetime import datetime, timezone
+
+import pytest
+
+from tally import times
+from tally.errors import InputError
+
+
+def test_localise_plain_time_converts_to_utc():
+    got = times.localise(datetime(2016, 1, 17, 22, 0), "Europe/Madrid")
+    assert got.utc == datetime(2016, 1, 17, 21, 0, tzinfo=timezone.utc)
+    assert got.note is None
+
+
+def test_localise_overlap_reads_first_occurrence_and_says_so():
+    got = times.localise(datetime(2026, 10, 25, 2, 30), "Europe/Madrid")
+    assert got.utc == datetime(2026, 10, 25, 0, 30, tzinfo=timezone.utc)
+    assert got.note == ("2026-10-25 02:30:00 happens twice in Europe/Madrid (DST ends); "
+                        "read as the first, UTC+02:00")
+
+
+def test_localise_gap_uses_offset_before_change_and_says_so():
+    got = times.localise(datetime(2026, 3, 29, 2, 30), "Europe/Madrid")
+    assert got.utc == datetime(2026, 3, 29, 1, 30, tzinfo=timezone.utc)
+    assert "does not exist in Europe/Madrid (DST gap)" in (got.note or "")
+
+
+def test_game_time_wall_and_iso_forms():
+    assert times.parse_game_time("2016-01-18 02:59:59", "UTC").utc == datetime(
+        2016, 1, 18, 2, 59, 59, tzinfo=timezone.utc)
+    assert times.parse_game_time("2016-01-17T22:00:00+01:00", "Asia/Shanghai").utc == datetime(
+        2016, 1, 17, 21, 0, tzinfo=timezone.utc)
+    assert times.parse_game_time("2016-01-17 22:00", "Europe/Moscow").utc == datetime(
+        2016, 1, 17, 19, 0, tzinfo=timezone.utc)
+
+
+def test_game_time_rejects_nonsense_with_the_form_to_use():
+    with pytest.raises(InputError, match=r"cannot read the time 'tomorrow'.*YYYY-MM-DD HH:MM"):
+        times.parse_game_time("tomorrow", "UTC")
+
+
+def test_unknown_zone_is_a_clear_error():
+    with pytest.raises(InputError, match="unknown time zone 'Mars/Olympus'"):
+        times.zone("Mars/Olympus")
+
+
+@pytest.mark.parametrize("name,number", [
+    ("Ene", 1), ("Jan", 1), ("janv.", 1), ("févr.", 2), ("Feb", 2), ("Août", 8), ("Dic", 12),
+    ("Sept", 9), ("octubre", 10), ("октября", 10), ("Мая", 5), ("май", 5), ("October", 10),
+])
+def test_month_names_in_the_forums_languages(name, number):
+    assert times.month_number(name) == number
+
+
+def test_month_number_rejects_weekdays():
+    assert times.month_number("Miér") is None
+    assert times.month_number("Dom") is None
+
+
+def test_now_can_be_pinned_for_replays(monkeypatch):
+    monkeypatch.setenv("TALLY_NOW", "2016-01-18T03:00:00Z")
+    assert times.now() == datetime(2016, 1, 18, 3, 0, tzinfo=timezone.utc)
+
+
+def test_relative_helpers():
+    fetched = datetime(2016, 1, 18, 0, 10)
+    assert times.days_ago(fetched, 1, 21, 58) == datetime(2016, 1, 17, 21, 58)
+    assert times.ago(fetched, minutes=15) == datetime(2016, 1, 17, 23, 55)
