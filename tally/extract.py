@@ -1,0 +1,190 @@
+"""Vote extraction: a Post's own text -> Ballot (DESIGN.md data flow, RULES.md C1-C3).
+
+Only `Body.own` is read: quotes, spoilers and code are someone else's words or hidden text, and
+the adapters have already taken them out (C1). Every action on every line counts, in the order
+written ("unvote" then "vote: B" is two actions; K7).
+
+Forms, case-insensitive, anywhere on a line:
+- strict: "<word>: X" (any colon, "：" too), "##vote X", "[vote]X[/vote]", the game's own regexes
+  (`votes.patterns`, matched case-insensitively like the words).
+  The target is whatever is written; an unknown name is kept for the GM (C2).
+- loose: "<word> X". It reads like prose ("I will vote later"), so it counts only when X resolves
+  to a roster name (exact, alias, fuzzy, or a near miss the GM must see).
+A target runs to the end of its line or to the next vote word on it. A vote needs a target:
+"vote: ?" or a bare "vote" is not a vote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
+from typing import Literal
+
+from tally.errors import InputError
+from tally.game import Game, VoteSyntax
+from tally.model import Action, Ballot, NameMatch, Post
+from tally.names import Roster, normalise
+from tally.syntax import PACKS, pack
+
+_NEVER = r"(?!)"  # an alternative that matches nothing, for an empty word list
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
+
+
+def _word_regex(word: str) -> str:
+    """`word` as a whole word: not inside "devote", "voted", "voters".
+
+    CJK words take no boundary (no spaces between Chinese words), except a one-character word,
+    which must stand alone: "票" is inside many compounds ("选票").
+    """
+    body = r"\s+".join(re.escape(part) for part in word.split())
+    if _is_cjk(word[0]):
+        left = r"(?<![\w#])" if len(word) == 1 else ""
+    else:
+        left = r"(?<![\w#])"
+    right = "" if _is_cjk(word[-1]) or not word[-1].isalnum() else r"(?!\w)"
+    return left + body + right
+
+
+def _alternation(words: Iterable[str]) -> str:
+    # Longest first, so that "vote for" wins over "vote" and "##unvote" over "unvote".
+    pieces = [_word_regex(w) for w in sorted(set(words), key=len, reverse=True) if w.strip()]
+    return "|".join(pieces) or _NEVER
+
+
+def _names_nobody(match: NameMatch) -> bool:
+    """No player, and nothing the GM should look at: a loose "<word> X" that is just prose."""
+    return match.how == "unknown" or (match.how == "mixed_script" and match.runner_up is None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    start: int
+    end: int
+    kind: Literal["vote", "unvote"]
+    strict: bool
+    target: str | None = None  # set by tags and patterns; None: runs to the line's end
+
+
+def effective_syntax(game: Game, defaults: VoteSyntax | None) -> VoteSyntax:
+    """The preset's syntax with the game file's `[votes]` on top.
+
+    Base: the game's `votes.language` pack, else `defaults`, else the board's language pack, else
+    English. A language set in the game file swaps the words, tags and no-elimination words but
+    keeps the preset's other choices (bold, joke markers, patterns).
+    """
+    own = game.votes
+    base = defaults
+    if own.language and (base is None or own.language != base.language):
+        try:
+            words = pack(own.language, no_elimination=bool(base and base.no_elimination))
+        except InputError as exc:
+            raise InputError(f"{game.path}: votes.language: {exc}") from None
+        base = words if base is None else replace(
+            words, require_bold=base.require_bold, joke_markers=base.joke_markers,
+            patterns=base.patterns)
+    if base is None:
+        base = pack(game.board.language if game.board.language in PACKS else "en")
+    changes = {f.name: getattr(own, f.name) for f in fields(VoteSyntax)
+               if isinstance(getattr(own, f.name), tuple) and getattr(own, f.name)}
+    if own.require_bold:
+        changes["require_bold"] = True
+    return replace(base, **changes)
+
+
+class Extractor:
+    """Reads posts for vote actions with one game's syntax and roster. Regexes compile once."""
+
+    def __init__(self, game: Game, defaults: VoteSyntax | None = None) -> None:
+        self.game = game
+        self.syntax = effective_syntax(game, defaults)
+        self.roster = Roster(game)
+        syntax = self.syntax
+        tags = "|".join(re.escape(t) for t in syntax.tags) or _NEVER
+        self._keywords = re.compile(
+            rf"(?P<unvote>{_alternation(syntax.unvote_words)})"
+            rf"|\[(?P<tag>{tags})\][ \t]*(?P<tagtarget>[^\[\]\n]*?)[ \t]*\[/(?P=tag)\]"
+            rf"|(?P<vote>{_alternation(syntax.vote_words)})(?P<colon>[ \t]*[:：])?",
+            re.IGNORECASE,
+        )
+        self._patterns = tuple(self._compile(p) for p in syntax.patterns)
+        self._joke = re.compile(_alternation(syntax.joke_markers), re.IGNORECASE)
+        self._no_elimination = tuple(normalise(w) for w in syntax.no_elimination if normalise(w))
+
+    def _compile(self, pattern: str) -> re.Pattern[str]:
+        try:
+            compiled = re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            raise InputError(f"{self.game.path}: votes.patterns: bad regex {pattern!r}: {exc}") from None
+        if "target" not in compiled.groupindex:
+            raise InputError(f"{self.game.path}: votes.patterns: regex {pattern!r} needs a group "
+                             "(?P<target>…)")
+        return compiled
+
+    # -- public ------------------------------------------------------------------------------
+    def ballot(self, post: Post) -> Ballot:
+        voter = self.roster.voter(post.author, post.author_id, post.created_at)
+        return Ballot(post=post, voter=voter, actions=self.actions(post.body.own, post.body.bold))
+
+    def actions(self, text: str, bold: tuple[str, ...] = ()) -> tuple[Action, ...]:
+        """Vote actions in `text`, in order; with require_bold, in the bold spans only."""
+        spans = bold if self.syntax.require_bold else (text,)
+        return tuple(action for span in spans for action in self._span_actions(span))
+
+    # -- steps -------------------------------------------------------------------------------
+    def _hits(self, text: str) -> list[_Hit]:
+        """Every vote word, tag and pattern in `text`, left to right, overlaps dropped."""
+        hits: list[_Hit] = []
+        for m in self._keywords.finditer(text):
+            if m.group("unvote") is not None:
+                hits.append(_Hit(m.start(), m.end(), "unvote", True))
+            elif m.group("tag") is not None:
+                hits.append(_Hit(m.start(), m.end(), "vote", True, m.group("tagtarget")))
+            else:
+                strict = m.group("colon") is not None or not m.group("vote")[0].isalnum()
+                hits.append(_Hit(m.start(), m.end(), "vote", strict))
+        for pattern in self._patterns:
+            hits += [_Hit(m.start(), m.end(), "vote", True, m.group("target") or "")
+                     for m in pattern.finditer(text)]
+        if self._patterns:  # keyword hits never overlap each other; pattern hits may
+            hits.sort(key=lambda h: (h.start, -h.end))
+            kept: list[_Hit] = []
+            for hit in hits:
+                if not kept or hit.start >= kept[-1].end:
+                    kept.append(hit)
+            hits = kept
+        return hits
+
+    def _span_actions(self, text: str) -> Iterable[Action]:
+        hits = self._hits(text)
+        for i, hit in enumerate(hits):
+            line_end = text.find("\n", hit.end)
+            line_end = len(text) if line_end < 0 else line_end
+            if hit.kind == "unvote":
+                yield Action("unvote", text=text[hit.start:hit.end])
+                continue
+            end = hit.end
+            target = hit.target
+            if target is None:  # "<word> X": X runs to the line's end or the next vote word
+                end = min(line_end, hits[i + 1].start if i + 1 < len(hits) else line_end)
+                target = text[hit.end:end]
+            line_start = text.rfind("\n", 0, hit.start) + 1
+            action = self._vote(target, hit.strict, text[hit.start:end].strip(),
+                                bool(self._joke.search(text, line_start, line_end)))
+            if action:
+                yield action
+
+    def _vote(self, target: str, strict: bool, phrase: str, joke: bool) -> Action | None:
+        written = self._joke.sub(" ", target).strip()
+        key = normalise(written)
+        if not key:  # "vote: ?", "vote:" — a vote needs a target
+            return None
+        if any(key == w or key.startswith(w + " ") for w in self._no_elimination):
+            return Action("no_elimination", written=written, joke=joke, text=phrase)
+        match = self.roster.match(written)
+        if not strict and _names_nobody(match):  # prose: "I will vote later"
+            return None
+        return Action("vote", written=written, match=match, joke=joke, text=phrase)

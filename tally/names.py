@@ -1,0 +1,276 @@
+"""Who a written name means, and who is behind a post's author (RULES.md C2, K14).
+
+`normalise` is the one comparison form for names. `Roster.match` resolves a name as written in a
+vote to a roster player, in this order (C2):
+
+1. the game file's `[resolutions]` table (the GM's word; "ignore" drops the vote),
+2. a player's exact name, 3. an alias (aliases, in-game names K14, account names),
+4. a mixed-script check: a name that only matches by mixing Latin with Cyrillic/Greek
+   lookalikes ("Аlice" with a Cyrillic А) is flagged, never matched silently,
+5. fuzzy matching, accepted only for a clear winner (score >= names.threshold and a lead
+   >= names.margin over the best *other* player); else "ambiguous" or "unknown".
+
+Fuzzy scorer: rapidfuzz Jaro-Winkler similarity x 100 over normalised names and aliases. It is
+made for short personal names: it forgives transpositions ("Alcie" -> Alice, 94.7) and rewards a
+correct beginning, and unlike partial ratios (WRatio) it does not score a fragment as a match of a
+longer name ("es" is not "Jesse"). Written names shorter than 3 letters are never fuzzy-matched.
+
+A vote line often goes on after the name ("vote: Bob because he lied"): every tier tries the
+longest prefix of words first, then shorter ones; all prefixes go through the exact tiers before
+any goes through the fuzzy one, so a name written exactly always beats a guess.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+
+from rapidfuzz.distance import JaroWinkler
+
+from tally.game import Game, Player
+from tally.model import NameMatch
+
+_SPACE = re.compile(r"\s+")
+_BBCODE = re.compile(r"\[/?[a-z*]+(?:=[^\]\n]*)?\]", re.IGNORECASE)
+_MIN_FUZZY_LEN = 3  # too little evidence below this: "al" would score 84 against "alice"
+
+
+def _is_edge_junk(ch: str) -> bool:
+    """Punctuation, symbols and spaces that may surround a name ("@Bob", "Bob!", "«Bob»")."""
+    return ch.isspace() or unicodedata.category(ch)[0] in "PSZ"
+
+
+_ASCII_EDGE = string.punctuation + " "  # all of category P or S, plus the space
+
+
+def _normalise_once(text: str) -> str:
+    if text.isascii():  # the common case, 10x faster; same result as the general path
+        return " ".join(text.lower().split()).strip(_ASCII_EDGE)
+    # Format characters (zero-width space/joiner, BOM, bidi marks) go first, so that NFKC can
+    # compose what they separated.
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    text = _SPACE.sub(" ", text)
+    start, end = 0, len(text)
+    while start < end and _is_edge_junk(text[start]):
+        start += 1
+    while end > start and _is_edge_junk(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+@lru_cache(maxsize=1 << 16)
+def normalise(text: str) -> str:
+    """The comparison form of a name: NFKC, casefolded, no format chars, spaces collapsed, no
+    surrounding punctuation. Repeated until stable, so that it is idempotent for any input."""
+    for _ in range(4):  # casefold/NFKC interplay settles in one or two rounds
+        again = _normalise_once(text)
+        if again == text:
+            break
+        text = again
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Scripts and lookalikes (the mixed-script check)
+
+# Cyrillic and Greek letters (casefolded) that render like a Latin letter.
+_CONFUSABLES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "і": "i", "ї": "i", "ј": "j", "к": "k", "м": "m",
+    "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "ԁ": "d",
+    "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ү": "y",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "μ": "u", "ν": "v", "ο": "o",
+    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ζ": "z", "ϲ": "c", "ϳ": "j",
+})
+
+
+def _script(ch: str) -> str | None:
+    """The script of a letter, for the three that share lookalikes; None for anything else."""
+    code = ord(ch)
+    if not ch.isalpha():
+        return None
+    if code < 0x0250 or 0x1E00 <= code <= 0x1EFF:
+        return "latin"
+    if 0x0370 <= code <= 0x03FF or 0x1F00 <= code <= 0x1FFF:
+        return "greek"
+    if 0x0400 <= code <= 0x052F:
+        return "cyrillic"
+    return None
+
+
+def _scripts(text: str) -> frozenset[str]:
+    return frozenset(s for s in map(_script, text) if s)
+
+
+def _mixes_scripts(text: str) -> bool:
+    """A word with Latin letters next to Cyrillic or Greek ones: a lookalike, not a name."""
+    return any(len(_scripts(word)) > 1 for word in text.split(" "))
+
+
+def _skeleton(text: str) -> str:
+    return text.translate(_CONFUSABLES)
+
+
+# ---------------------------------------------------------------------------------------------
+# The roster
+
+
+@dataclass(frozen=True, slots=True)
+class _Holder:
+    """An account holding a player's slot from `start` (inclusive) to `end` (exclusive)."""
+
+    player: str
+    names: frozenset[str]  # normalised account/display names
+    ids: frozenset[str]
+    start: datetime | None
+    end: datetime | None
+
+    def holds_at(self, at: datetime) -> bool:
+        return (self.start is None or self.start <= at) and (self.end is None or at < self.end)
+
+
+class Roster:
+    """The game's players as names to match (C2) and accounts that vote (K2, replacements)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.threshold = game.names.threshold
+        self.margin = game.names.margin
+        self._resolutions = {normalise(k): v for k, v in game.resolutions.items()}
+        self._exact = {normalise(p.name): p.name for p in game.players}
+        self._aliases: dict[str, set[str]] = {}
+        aliases = [(a, p.name) for p in game.players for a in (*p.aliases, *p.accounts)]
+        # a replacement's account is a name players write for the slot it took over
+        aliases += [(e.account, e.player) for e in game.events_of("replacement")
+                    if e.account and e.player]
+        for alias, name in aliases:
+            self._aliases.setdefault(normalise(alias), set()).add(name)
+        # every key fuzzy matching and the lookalike check compare against, with its player;
+        # sorted, so that the same game file gives the same audit byte for byte
+        self._keys = sorted(self._exact.items())
+        self._keys += sorted((key, name) for key, names in self._aliases.items() for name in names)
+        self._skeletons: dict[str, list[tuple[str, str]]] = {}
+        for key, name in self._keys:
+            self._skeletons.setdefault(_skeleton(key), []).append((key, name))
+        self._max_words = max(len(key.split(" ")) for key in (*self._resolutions, *self._exact,
+                                                              *self._aliases))
+        self._staff = {normalise(s) for s in game.staff}
+        self._holders = tuple(h for p in game.players for h in self._slot_holders(p))
+        self._memo: dict[str, NameMatch] = {}
+
+    # -- who wrote the post ------------------------------------------------------------------
+    def _slot_holders(self, player: Player) -> list[_Holder]:
+        """The accounts that held `player`'s slot, in time order (replacement events)."""
+        moves = sorted((e for e in self.game.events_of("replacement") if e.player == player.name),
+                       key=lambda e: e.at)
+        holders: list[_Holder] = []
+        names = frozenset(normalise(n) for n in (player.name, *player.accounts))
+        ids = frozenset({player.account_id} if player.account_id else ())
+        start: datetime | None = None
+        for move in moves:
+            holders.append(_Holder(player.name, names, ids, start, move.at))
+            names = frozenset({normalise(move.account or "")})
+            new_id = move.params.get("account_id")
+            ids = frozenset({str(new_id)} if new_id is not None else ())
+            start = move.at
+        holders.append(_Holder(player.name, names, ids, start, None))
+        return holders
+
+    def voter(self, author: str, author_id: str | None, at: datetime) -> str | None:
+        """The player whose slot `author` held at `at`; None for staff and non-players.
+
+        The account id is the surest link; a name match is refused when both sides carry an id and
+        the ids differ (a renamed or look-alike account is not the player).
+        """
+        name = normalise(author)
+        if name in self._staff:
+            return None
+        current = [h for h in self._holders if h.holds_at(at)]
+        if author_id is not None:
+            for holder in current:
+                if author_id in holder.ids:
+                    return holder.player
+        for holder in current:
+            if name in holder.names and not (author_id and holder.ids):
+                return holder.player
+        return None
+
+    # -- who a written name means (C2) -------------------------------------------------------
+    def match(self, written: str) -> NameMatch:
+        found = self._memo.get(written)
+        if found is None:
+            found = self._memo[written] = self._match(written)
+        return found
+
+    def _match(self, written: str) -> NameMatch:
+        words = normalise(_BBCODE.sub(" ", written)).split(" ")
+        longest = min(len(words), self._max_words + 1)
+        prefixes = [p for n in range(longest, 0, -1) if (p := normalise(" ".join(words[:n])))]
+        for prefix in prefixes:
+            exact = self._exact_tiers(written, prefix)
+            if exact:
+                return exact
+        best: NameMatch | None = None
+        for prefix in prefixes:
+            found = self._lookalike(written, prefix) or self._fuzzy(written, prefix)
+            if found.how != "unknown":
+                return found
+            if best is None or found.runner_up_score > best.runner_up_score:
+                best = found
+        return best or NameMatch(written, None, "unknown", 0.0)
+
+    def _exact_tiers(self, written: str, key: str) -> NameMatch | None:
+        if key in self._resolutions:
+            player = self._resolutions[key]
+            if player == "ignore":
+                return NameMatch(written, None, "ignored")
+            return NameMatch(written, player, "resolution")
+        if key in self._exact:
+            return NameMatch(written, self._exact[key], "exact")
+        players = sorted(self._aliases.get(key, ()))
+        if len(players) == 1:
+            return NameMatch(written, players[0], "alias")
+        if players:  # one alias, two players: only the GM can say
+            return NameMatch(written, None, "ambiguous", 100.0, players[0], 100.0)
+        return None
+
+    def _lookalike(self, written: str, key: str) -> NameMatch | None:
+        """Flag a name that matches only through Cyrillic/Greek lookalikes of Latin letters."""
+        mixed = _mixes_scripts(key)
+        skeleton = _skeleton(key)
+        for roster_key, player in self._skeletons.get(skeleton, ()):
+            if _scripts(roster_key) != _scripts(key):
+                return NameMatch(written, None, "mixed_script", 0.0, player, 100.0)
+        if not mixed:
+            return None
+        guess = self._fuzzy(written, skeleton)  # "looks like Alice" even with a typo
+        if guess.how == "unknown":  # mixes scripts and resembles nobody: still never a match
+            return NameMatch(written, None, "mixed_script", 0.0)
+        return NameMatch(written, None, "mixed_script", 0.0, guess.player or guess.runner_up,
+                         guess.score)
+
+    def _fuzzy(self, written: str, key: str) -> NameMatch:
+        ranked = self._ranked(key)
+        if not ranked:
+            return NameMatch(written, None, "unknown", 0.0)
+        top, top_score = ranked[0]
+        second, second_score = ranked[1] if len(ranked) > 1 else (None, 0.0)
+        if len(key) < _MIN_FUZZY_LEN or top_score < self.threshold:
+            return NameMatch(written, None, "unknown", 0.0, top, top_score)
+        if top_score - second_score >= self.margin:
+            return NameMatch(written, top, "fuzzy", top_score, second, second_score)
+        # Two players close together: the GM decides (C2). runner_up names the closest one.
+        return NameMatch(written, None, "ambiguous", top_score, top, top_score)
+
+    def _ranked(self, key: str) -> list[tuple[str, float]]:
+        """Players by their best key's similarity to `key`, best first (ties by name)."""
+        best: dict[str, float] = {}
+        for roster_key, player in self._keys:
+            score = JaroWinkler.normalized_similarity(key, roster_key) * 100.0
+            if score > best.get(player, -1.0):
+                best[player] = score
+        return sorted(best.items(), key=lambda item: (-item[1], item[0]))

@@ -1,0 +1,300 @@
+"""Vote extraction from a post's own text (RULES.md C1-C3, K4, K7) and the language packs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from tally import game as gamefile
+from tally import syntax
+from tally.errors import InputError
+from tally.extract import Extractor
+from tally.game import Board, Day, Game, Player, VoteSyntax
+from tally.model import Action, Body, Post, Quote
+
+START = datetime(2024, 3, 1, 18, 0, tzinfo=UTC)
+
+
+def make_game(players: tuple[str, ...] = ("Alice", "Bob", "Carol", "Mary Jane"),
+              **extra: object) -> Game:
+    return Game(path=Path("game.toml"), title="Test", preset="majority", timezone="UTC",
+                thread_url="https://forum.example/t/1", board=extra.pop("board", Board()),  # type: ignore[arg-type]
+                players=tuple(Player(n) for n in players),
+                days=(Day(1, START, START + timedelta(days=1)),), **extra)  # type: ignore[arg-type]
+
+
+def make_post(own: str, author: str = "Alice", **body: object) -> Post:
+    return Post(id="501", position=7, permalink="https://forum.example/p/501", author=author,
+                author_id=None, created_at=START + timedelta(hours=1), time_text="19:00",
+                zone="UTC", body=Body(own=own, **body))  # type: ignore[arg-type]
+
+
+def summary(actions: tuple[Action, ...]) -> list[tuple[str, str | None]]:
+    return [(a.kind, a.target) for a in actions]
+
+
+EN = Extractor(make_game())
+
+
+# -- C1: only the author's own words vote --------------------------------------------------------
+
+def test_C1_quote_never_votes() -> None:
+    post = make_post("Agreed, good catch.", quotes=(Quote("vote: Bob", author="Carol"),))
+    assert EN.ballot(post).actions == ()
+
+
+def test_C1_spoiler_and_code_never_vote() -> None:
+    post = make_post("see below", spoilers=("##vote Bob",), code=("[vote]Bob[/vote]",))
+    assert EN.ballot(post).actions == ()
+
+
+def test_ballot_names_the_voter() -> None:
+    ballot = EN.ballot(make_post("vote: Bob", author="CAROL"))
+    assert ballot.voter == "Carol"
+    assert summary(ballot.actions) == [("vote", "Bob")]
+
+
+def test_ballot_by_staff_has_no_voter() -> None:
+    extractor = Extractor(make_game(staff=("ModMaria",)))
+    ballot = extractor.ballot(make_post("vote: Bob", author="ModMaria"))
+    assert ballot.voter is None
+    assert summary(ballot.actions) == [("vote", "Bob")]  # the rules decide what a non-voter's vote is
+
+
+# -- the English forms ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "vote: Bob",
+    "Vote Bob",
+    "VOTE:Bob",
+    "vote : bob",
+    "##vote Bob",
+    "##VOTE: Bob",
+    "[vote]Bob[/vote]",
+    "[VOTE] Bob [/vote]",
+    "Long day. I think it is him.\nvote: Bob",
+    "ok so vote Bob, he lied",
+    "I vote for Bob",
+])
+def test_each_english_vote_form(text: str) -> None:
+    actions = EN.actions(text)
+    assert summary(actions) == [("vote", "Bob")]
+    assert actions[0].match is not None and actions[0].match.how == "exact"
+
+
+@pytest.mark.parametrize("text", ["unvote", "##unvote", "UnVote please", "I unvote."])
+def test_each_english_unvote_form(text: str) -> None:
+    assert summary(EN.actions(text)) == [("unvote", None)]
+
+
+@pytest.mark.parametrize("text", [
+    "devote Bob",
+    "I voted Bob yesterday",
+    "the voters like Bob",
+    "I will vote later",
+    "vote: ?",
+    "vote:",
+    "vote",
+    "who should we vote",
+])
+def test_not_a_vote(text: str) -> None:
+    assert EN.actions(text) == ()
+
+
+def test_vote_phrase_and_written_target_kept_for_the_audit() -> None:
+    (action,) = EN.actions("hmm.\nvote: Mary Jane because she lied\nbye")
+    assert action.written == "Mary Jane because she lied"
+    assert action.text == "vote: Mary Jane because she lied"
+    assert action.target == "Mary Jane"
+
+
+def test_C2_explicit_vote_for_an_unknown_name_goes_to_gm() -> None:
+    (action,) = EN.actions("vote: Zebedee")
+    assert action.kind == "vote" and action.target is None
+    assert action.match is not None and action.match.how == "unknown"
+
+
+def test_C2_bare_form_needs_a_roster_name() -> None:
+    assert EN.actions("vote Zebedee") == ()  # reads like prose: no name, no vote
+    assert summary(EN.actions("vote Alcie")) == [("vote", "Alice")]  # a misspelling still counts
+
+
+def test_C2_bare_form_near_miss_kept_for_gm() -> None:
+    (action,) = EN.actions("vote \u0410lice")  # Cyrillic A: must be seen, not dropped
+    assert action.match is not None and action.match.how == "mixed_script"
+
+
+# -- several actions (K7) ----------------------------------------------------------------------
+
+def test_K7_several_actions_apply_in_order() -> None:
+    text = "vote: Bob\nwait, no.\nunvote\n##vote Carol"
+    assert summary(EN.actions(text)) == [("vote", "Bob"), ("unvote", None), ("vote", "Carol")]
+
+
+def test_two_actions_on_one_line() -> None:
+    assert summary(EN.actions("unvote, vote: Carol")) == [("unvote", None), ("vote", "Carol")]
+    assert summary(EN.actions("vote Bob vote Carol")) == [("vote", "Bob"), ("vote", "Carol")]
+
+
+# -- no elimination, jokes, bold, the game's own syntax ------------------------------------------
+
+def test_no_elimination_when_the_syntax_lists_it() -> None:
+    extractor = Extractor(make_game(), syntax.pack("en", no_elimination=True))
+    (action,) = extractor.actions("##vote No Lynch")
+    assert (action.kind, action.written, action.match) == ("no_elimination", "No Lynch", None)
+
+
+def test_no_elimination_words_absent_make_a_name() -> None:
+    (action,) = EN.actions("vote: no lynch")
+    assert action.kind == "vote" and action.match is not None and action.match.how == "unknown"
+
+
+def test_K4_joke_marker_on_the_vote_line() -> None:
+    extractor = Extractor(make_game(votes=VoteSyntax(joke_markers=("(joke)", "jk"))))
+    (joke,) = extractor.actions("vote: Bob (joke)")
+    assert (joke.joke, joke.target, joke.written) == (True, "Bob", "Bob")
+    assert [a.joke for a in extractor.actions("jk, vote: Bob")] == [True]
+    assert [a.joke for a in extractor.actions("vote: Bob\njk about the rest")] == [False]
+    assert [a.joke for a in extractor.actions("vote: Bob jkl")] == [False]
+
+
+def test_require_bold_reads_only_bold_spans() -> None:
+    extractor = Extractor(make_game(votes=VoteSyntax(require_bold=True)))
+    post = make_post("vote: Bob\nvote: Carol", bold=("vote: Carol",))
+    assert summary(extractor.ballot(post).actions) == [("vote", "Carol")]
+    assert extractor.actions("vote: Bob") == ()
+
+
+def test_game_patterns_add_forms() -> None:
+    extractor = Extractor(make_game(votes=VoteSyntax(patterns=(r"lynch\s*->\s*(?P<target>\w+)",))))
+    assert summary(extractor.actions("Lynch -> Bob\nvote: Carol")) == [("vote", "Bob"),
+                                                                        ("vote", "Carol")]
+
+
+def test_game_vote_words_replace_the_pack() -> None:
+    extractor = Extractor(make_game(votes=VoteSyntax(vote_words=("lynch",))))
+    assert summary(extractor.actions("lynch: Bob")) == [("vote", "Bob")]
+    assert extractor.actions("vote: Bob") == ()
+    assert summary(extractor.actions("unvote")) == [("unvote", None)]  # not overridden
+
+
+def test_game_file_toml_votes_table(tmp_path: Path) -> None:
+    path = tmp_path / "game.toml"
+    path.write_text("""
+preset = "majority"
+[thread]
+url = "https://forum.example/t/1"
+[[players]]
+name = "Alice"
+[[players]]
+name = "Bob"
+aliases = ["Bobby"]
+[[days]]
+start = "2024-03-01 18:00"
+deadline = "2024-03-02 18:00"
+[votes]
+language = "es"
+joke_markers = ["(broma)"]
+[resolutions]
+"el rubio" = "Bob"
+""", encoding="utf-8")
+    extractor = Extractor(gamefile.load(path), syntax.pack("en"))
+    assert summary(extractor.actions("Voto: el rubio")) == [("vote", "Bob")]
+    assert [a.joke for a in extractor.actions("voto a Bobby (broma)")] == [True]
+    assert extractor.actions("vote: Bob") == ()
+
+
+def test_unknown_language_names_the_game_file() -> None:
+    with pytest.raises(InputError, match=r"game\.toml: votes\.language: unknown vote language 'xx'"):
+        Extractor(make_game(votes=VoteSyntax(language="xx")))
+
+
+# -- language packs ------------------------------------------------------------------------------
+
+def test_pack_unknown_name() -> None:
+    with pytest.raises(InputError, match="unknown vote language 'klingon' .known: en, es, fr, ru, zh"):
+        syntax.pack("klingon")
+
+
+ES = Extractor(make_game(("Ana", "Luis", "Irene Adler")), syntax.pack("es"))
+FR = Extractor(make_game(("Luc", "Zoé")), syntax.pack("fr"))
+RU = Extractor(make_game(("Вова", "Алиса")), syntax.pack("ru"))
+ZH = Extractor(make_game(("张三", "李四")), syntax.pack("zh"))
+
+
+@pytest.mark.parametrize("extractor, text, target", [
+    (ES, "Voto: Ana", "Ana"),
+    (ES, "voto a Luis", "Luis"),
+    (ES, "voto Irene Adler, que miente", "Irene Adler"),
+    (ES, "[voto]Ana[/voto]", "Ana"),
+    (FR, "vote: Luc", "Luc"),
+    (FR, "Je vote Zoé", "Zoé"),
+    (FR, "je vote pour Luc, il ment", "Luc"),
+    (RU, "Голосую за Вову", "Вова"),
+    (RU, "голос: Алиса", "Алиса"),
+    (RU, "голос за Алису", "Алиса"),
+    (ZH, "投票 张三", "张三"),
+    (ZH, "投票：李四", "李四"),
+    (ZH, "我投票张三", "张三"),
+    (ZH, "票 李四", "李四"),
+])
+def test_each_language_pack_vote(extractor: Extractor, text: str, target: str) -> None:
+    assert summary(extractor.actions(text)) == [("vote", target)]
+
+
+@pytest.mark.parametrize("extractor, text", [
+    (ES, "desvoto"), (ES, "Retiro mi voto"),
+    (FR, "dévote"), (FR, "je retire mon vote"),
+    (RU, "Снимаю голос"), (RU, "отменяю голос"),
+    (ZH, "取消投票"),
+])
+def test_each_language_pack_unvote(extractor: Extractor, text: str) -> None:
+    assert summary(extractor.actions(text)) == [("unvote", None)]
+
+
+@pytest.mark.parametrize("extractor, text", [
+    (ES, "mañana voto, ahora no"),
+    (FR, "je vote demain"),
+    (RU, "мой голос важен"),
+    (ZH, "选票很多"),
+    (ZH, "投票："),
+])
+def test_language_pack_prose_is_not_a_vote(extractor: Extractor, text: str) -> None:
+    assert extractor.actions(text) == ()
+
+
+def test_zh_unvote_then_vote_in_order() -> None:
+    assert summary(ZH.actions("取消投票，投票：李四")) == [("unvote", None), ("vote", "李四")]
+
+
+def test_board_language_picks_the_pack_when_nothing_else_does() -> None:
+    extractor = Extractor(make_game(("Ana", "Luis"), board=Board(language="es")))
+    assert summary(extractor.actions("voto a Ana")) == [("vote", "Ana")]
+
+
+def test_preset_defaults_win_over_board_language() -> None:
+    game = make_game(("Ana", "Luis"), board=Board(language="es"))
+    extractor = Extractor(game, replace(syntax.pack("en"), require_bold=True))
+    assert extractor.actions("vote: Ana", bold=("vote: Ana",))[0].target == "Ana"
+
+
+# -- property: no vote keyword, no action --------------------------------------------------------
+
+_KEYWORDS = ("vote",)  # every en vote, unvote and tag word contains it
+
+
+@given(st.text(st.sampled_from(list("votevoter unxdé#:[]/\n?Bob")) | st.characters()))
+def test_text_without_a_vote_keyword_gives_no_actions(text: str) -> None:
+    assume(not any(k in text.casefold() for k in _KEYWORDS))
+    assert EN.actions(text) == ()
+
+
+def test_bare_form_with_a_lookalike_word_of_nobody_is_prose() -> None:
+    assert EN.actions("I vote Z\u0445\u0430q") == ()  # mixes scripts but resembles no player
+    (action,) = EN.actions("vote: Z\u0445\u0430q")
+    assert action.match is not None and action.match.how == "mixed_script"
