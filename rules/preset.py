@@ -1,0 +1,119 @@
+"""A preset: a named composition of rule policies in fixed stages, plus typed options (STYLE.md).
+
+    extract -> validity -> change policy -> count -> threshold -> tiebreak -> outcome
+
+`extract` is done before the preset (tally.extract builds the Ballots) except for the C6 step
+that swaps in the text a post had at the deadline (rules.reading.as_at). Each validity policy is
+a pure function `(readings, ctx) -> (readings, findings)`; the change policy (rules.change) and
+the count are shared; a preset's own module supplies the outcome stage (threshold, tiebreak,
+outcome), which may also end the day early (the hammer, C3) by truncating the readings.
+
+Options are a frozen dataclass per preset; the game file's `[rules]` table overrides the defaults
+and `validate` rejects unknown keys and ill-typed values with the game file's line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from tally.rules.reading import Context, Reading, Stage, as_at, readings_of
+
+from tally.errors import GameFileError
+from tally.game import CORE_EVENT_KINDS, Day, Game, VoteSyntax
+from tally.model import Finding, Post, Tally
+
+O = TypeVar("O")
+
+# The stage a preset adds after the shared ones: (readings, ctx, options) -> Tally.
+Decide = Callable[[tuple[Reading, ...], Context, Any, tuple[Finding, ...]], Tally]
+
+
+@dataclass(frozen=True)
+class Preset(Generic[O]):
+    """A named list of policies with typed options. `judge` is pure: same input, same Tally."""
+
+    name: str
+    syntax: VoteSyntax
+    defaults: O
+    validity: Callable[[O], tuple[Stage, ...]]  # the validity stage, in order, for these options
+    decide: Decide  # change policy, count, threshold, tiebreak and outcome (see rules.outcome)
+    notes: Callable[[O], tuple[str, ...]]  # what the preset assumes where the rulebook is silent
+    event_kinds: frozenset[str] = field(default=CORE_EVENT_KINDS)
+
+    # -- the game file ---------------------------------------------------------------------
+    def options(self, game: Game) -> O:
+        """The defaults with the game file's [rules] table on top (checked, typed)."""
+        return read_options(self.name, self.defaults, game)
+
+    def validate(self, game: Game) -> None:
+        """GameFileError (file:line) for an unknown event kind or an unknown/ill-typed option."""
+        for event in game.events:
+            if event.kind not in self.event_kinds:
+                known = ", ".join(sorted(self.event_kinds))
+                raise GameFileError(f"{game.path}:{event.line or '?'}: events: unknown event kind "
+                                    f"{event.kind!r} for preset {self.name} (known: {known})")
+        self.options(game)
+
+    # -- the count ---------------------------------------------------------------------------
+    def judge(self, ballots: Sequence[Any], game: Game, day: Day, as_of: datetime,
+              history: Mapping[str, tuple[Post, ...]]) -> Tally:
+        options = self.options(game)
+        ctx = Context(game=game, day=day, as_of=as_of, history=history, preset=self.name,
+                      syntax=self.syntax, notes=self.notes(options))
+        readings, findings = as_at(readings_of(ballots), ctx)
+        for stage in self.validity(options):
+            readings, found = stage(readings, ctx)
+            findings += found
+        return self.decide(readings, ctx, options, findings)
+
+
+# ---------------------------------------------------------------------------------------------
+# Options from the game file's [rules] table
+
+
+def read_options(preset: str, defaults: O, game: Game) -> O:
+    known = {f.name: f for f in dataclasses.fields(defaults)}  # type: ignore[arg-type]
+    changes: dict[str, Any] = {}
+    for key, value in sorted(game.options.items()):
+        where = f"{game.path}:{_option_line(game, key)}: rules.{key}"
+        if key not in known:
+            raise GameFileError(f"{where}: unknown option for preset {preset} "
+                                f"(known: {', '.join(sorted(known))})")
+        changes[key] = _typed(where, value, getattr(defaults, key), known[key].metadata)
+    return dataclasses.replace(defaults, **changes)  # type: ignore[type-var]
+
+
+def _typed(where: str, value: Any, default: Any, metadata: Mapping[str, Any]) -> Any:
+    kind = type(default)
+    ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if not ok:
+        raise GameFileError(f"{where}: expected {kind.__name__}, got {value!r}")
+    choices = metadata.get("choices")
+    if choices and value not in choices:
+        raise GameFileError(f"{where}: expected one of {', '.join(choices)}, got {value!r}")
+    minimum = metadata.get("min")
+    if minimum is not None and value < minimum:
+        raise GameFileError(f"{where}: expected at least {minimum}, got {value!r}")
+    return value
+
+
+def _option_line(game: Game, key: str) -> int | str:
+    """Best-effort line of `key` inside the game file's [rules] table ("?" when unknown)."""
+    try:
+        lines = game.path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return "?"
+    inside = False
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = re.match(r"^\[\s*rules\s*\]", stripped) is not None
+        elif inside and pattern.match(line) or re.match(rf"^\s*rules\.{re.escape(key)}\s*=", line):
+            return number
+    return "?"

@@ -1,0 +1,232 @@
+"""The records the rule stages pass along, and the C6 step that reads posts as at the deadline.
+
+A `Reading` is a Ballot being judged: its actions as `Step`s, each of which a validity policy may
+void (with a rule id and a reason). Policies never drop a reading: every post in the window keeps
+exactly one reading and so gets exactly one verdict (C4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from functools import cached_property
+
+from tally import times
+from tally.game import Day, Game, VoteSyntax
+from tally.model import Action, Ballot, Finding, Post
+
+
+@dataclass(frozen=True, slots=True)
+class Void:
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One action of a post and, once a policy has spoken, why it does not apply."""
+
+    action: Action
+    void: Void | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    ballot: Ballot  # as judged: the post's text as it stood at the deadline (C6)
+    steps: tuple[Step, ...]
+    evidence: tuple[str, ...] = ()  # for the audit: edit marker, time as shown, snapshot used
+    remarks: tuple[str, ...] = ()  # added to the verdict's reason ("edited by staff Ryuk, kept")
+    silent: str = ""  # why a post with no readable text is not a vote (deleted, no copy)
+
+    @property
+    def post(self) -> Post:
+        return self.ballot.post
+
+    @property
+    def voter(self) -> str | None:
+        return self.ballot.voter
+
+
+Stage = Callable[[tuple[Reading, ...], "Context"], tuple[tuple[Reading, ...], tuple[Finding, ...]]]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every policy may read: the game, the day, the as-of point and the saved history."""
+
+    game: Game
+    day: Day
+    as_of: datetime
+    history: Mapping[str, tuple[Post, ...]]
+    preset: str
+    syntax: VoteSyntax
+    notes: tuple[str, ...] = ()
+    life: Life = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "life", Life(self.game))
+
+    @property
+    def cutoff(self) -> datetime:
+        """The moment the thread is judged at (C6): the deadline, or an earlier as-of point."""
+        return min(self.as_of, self.day.deadline)
+
+    @cached_property
+    def extractor(self):  # type: ignore[no-untyped-def]  # tally.extract.Extractor, built lazily
+        from tally.extract import Extractor
+
+        return Extractor(self.game, self.syntax)
+
+    def clock(self, at: datetime, like: datetime | None = None) -> str:
+        """`at` as the forum's wall time: the time alone when that is unambiguous (same local
+        date as `like`, or, with no `like`, inside the 24 hours from the day's start)."""
+        local = times.to_local(at, self.game.timezone)
+        if like is None:
+            if self.day.start <= at < self.day.start + timedelta(days=1):
+                return f"{local:%H:%M:%S}"
+        elif times.to_local(like, self.game.timezone).date() == local.date():
+            return f"{local:%H:%M:%S}"
+        return f"{local:%Y-%m-%d %H:%M:%S}"
+
+
+class Life:
+    """Who is alive when, from the GM's death and revival events (K2, K11, K12)."""
+
+    def __init__(self, game: Game) -> None:
+        self._changes: dict[str, list[tuple[datetime, bool]]] = {}
+        for event in game.events_of("death", "revival"):
+            if event.player:
+                self._changes.setdefault(event.player, []).append((event.at, event.kind == "revival"))
+        for changes in self._changes.values():
+            changes.sort(key=lambda change: change[0])
+        self._players = tuple(p.name for p in game.players)
+
+    def alive(self, player: str, at: datetime) -> bool:
+        """Alive at `at`; death takes effect at its own second ("immediately revoked", 211)."""
+        state = True
+        for when, alive in self._changes.get(player, ()):
+            if when > at:
+                break
+            state = alive
+        return state
+
+    def death(self, player: str, at: datetime) -> datetime | None:
+        """When the death in force at `at` happened (None when alive)."""
+        found = None
+        for when, alive in self._changes.get(player, ()):
+            if when > at:
+                break
+            found = None if alive else when
+        return found
+
+    def living(self, at: datetime) -> tuple[str, ...]:
+        return tuple(p for p in self._players if self.alive(p, at))
+
+
+# ---------------------------------------------------------------------------------------------
+# Building readings
+
+
+def readings_of(ballots: Iterable[Ballot]) -> tuple[Reading, ...]:
+    """One reading per post id, in thread order, whatever order or duplicates the input has."""
+    unique: dict[str, Ballot] = {}
+    for ballot in ballots:
+        unique.setdefault(ballot.post.id, ballot)
+    ordered = sorted(unique.values(), key=lambda b: (b.post.position, b.post.created_at, b.post.id))
+    return tuple(_reading(b) for b in ordered)
+
+
+def _reading(ballot: Ballot) -> Reading:
+    evidence = (f"time shown: {ballot.post.time_text}",) if ballot.actions else ()
+    return Reading(ballot, tuple(Step(a) for a in ballot.actions), evidence)
+
+
+def void_steps(reading: Reading, rule: str, reason: str,
+               kinds: Sequence[str] = ("vote", "unvote", "no_elimination"),
+               only: Callable[[Action], bool] | None = None) -> Reading:
+    """Void the steps of `kinds` (and passing `only`) that no earlier policy voided."""
+    steps = tuple(
+        replace(s, void=Void(rule, reason))
+        if s.void is None and s.action.kind in kinds and (only is None or only(s.action)) else s
+        for s in reading.steps
+    )
+    return replace(reading, steps=steps)
+
+
+# ---------------------------------------------------------------------------------------------
+# C6 / K4b: the thread as it stood at the deadline
+
+
+def as_at(readings: tuple[Reading, ...], ctx: Context) -> tuple[tuple[Reading, ...], tuple[Finding, ...]]:
+    """Swap in the text a post had at the cut-off where a later edit or deletion changed it.
+
+    The version used is the newest one in the saved history fetched before the edit (K4b); with
+    none, the current text stands and the GM is told it is not proven (C6).
+    """
+    out: list[Reading] = []
+    findings: list[Finding] = []
+    for reading in readings:
+        post = reading.post
+        if post.deleted:
+            reading, found = _before_deletion(reading, ctx)
+        elif post.edit and post.edit.edited_at and post.edit.edited_at > ctx.cutoff:
+            reading, found = _before_edit(reading, ctx)
+        else:
+            found = ()
+        out.append(reading)
+        findings += found
+    return tuple(out), tuple(findings)
+
+
+def _older(ctx: Context, post: Post, before: datetime | None) -> Post | None:
+    versions = [v for v in ctx.history.get(post.id, ()) if v.fetched_at is not None
+                and not v.deleted and (before is None or v.fetched_at < before)]
+    return max(versions, key=lambda v: v.fetched_at or v.created_at, default=None)
+
+
+def _reread(reading: Reading, old: Post, ctx: Context, why: str) -> Reading:
+    """Judge `old` (an earlier copy) in place of the current post, keeping its id and place."""
+    post = reading.post
+    kept = replace(old, id=post.id, position=post.position, permalink=post.permalink or old.permalink)
+    fresh = _reading(ctx.extractor.ballot(kept))
+    assert old.fetched_at is not None
+    stamp = f"{old.fetched_at:%Y-%m-%d %H:%M:%S} UTC"
+    return replace(fresh, evidence=fresh.evidence + (f"{why}; judged on the copy fetched {stamp}",))
+
+
+def _before_edit(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+    post = reading.post
+    edit = post.edit
+    assert edit is not None and edit.edited_at is not None
+    marker = f"edit marker '{edit.text}' dated {ctx.clock(edit.edited_at)}, after the cut-off"
+    old = _older(ctx, post, edit.edited_at)
+    if old is not None:
+        return _reread(reading, old, ctx, marker), ()
+    if not reading.steps:
+        return replace(reading, evidence=reading.evidence + (marker,)), ()
+    earlier = ""
+    if edit.times and edit.times > 1:  # the marker shows only the last of several edits
+        earlier = f"; edited {edit.times} times, an earlier edit may predate the deadline"
+    message = f"post {post.id} by {post.author}: edited after the deadline; text at the deadline not proven{earlier}"
+    flagged = replace(reading, evidence=reading.evidence + (marker,),
+                      remarks=reading.remarks + ("edited after the deadline; text at the deadline not proven",))
+    return flagged, (Finding("K4b" if ctx.preset == "kira" else "C6", message, post.id,
+                             reading.voter, needs_gm=True),)
+
+
+def _before_deletion(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+    post = reading.post
+    old = _older(ctx, post, None)
+    if old is not None:
+        return _reread(reading, old, ctx, "deleted later"), ()
+    silent = replace(reading, steps=(), silent="deleted; no saved copy shows its text")
+    return silent, (Finding("C6", f"post {post.id} by {post.author} is deleted and no saved copy "
+                            "shows its text", post.id, reading.voter),)
+
+
+def second_after(deadline: datetime, precision: str) -> datetime:
+    """The first late instant (C7): the deadline second or minute is inclusive."""
+    if precision == "minute":
+        return deadline.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    return deadline.replace(microsecond=0) + timedelta(seconds=1)

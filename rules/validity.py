@@ -1,0 +1,186 @@
+"""Validity policies: each says which actions of which posts do not count, and why.
+
+Every policy is a factory taking its options and the rule id to cite (kira cites K-numbers,
+majority its own words) and returning a pure stage `(readings, ctx) -> (readings, findings)`.
+A policy voids steps no earlier policy voided, so the preset's order is the order of priority:
+the first reason found is the one the audit shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from tally.rules.reading import Context, Reading, Stage, second_after, void_steps
+
+from tally.model import Action, Finding, NameMatch
+from tally.names import normalise
+
+Check = Callable[[Reading, Context], tuple[Reading, tuple[Finding, ...]]]
+
+
+def each(check: Check) -> Stage:
+    """A stage applying `check` to every reading that carries vote actions."""
+
+    def stage(readings: tuple[Reading, ...], ctx: Context) -> tuple[tuple[Reading, ...], tuple[Finding, ...]]:
+        out: list[Reading] = []
+        findings: list[Finding] = []
+        for reading in readings:
+            if reading.steps:
+                reading, found = check(reading, ctx)
+                findings += found
+            out.append(reading)
+        return tuple(out), tuple(findings)
+
+    return stage
+
+
+def late(rule: str, precision: str) -> Stage:
+    """K1/C7: a vote posted after the deadline second (or minute) is void."""
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        posted = reading.post.created_at
+        deadline = ctx.day.deadline
+        if posted < second_after(deadline, precision):
+            return reading, ()
+        reason = f"late: posted {ctx.clock(posted, deadline)}, deadline {ctx.clock(deadline, posted)}"
+        return void_steps(reading, rule, reason), ()
+
+    return each(check)
+
+
+def voter_may_vote(rule: str, dead_rule: str) -> Stage:
+    """K2: only players alive at the time of the post vote; K12: a dead voter's vote is frozen."""
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        post = reading.post
+        if reading.voter is None:
+            who = "staff" if normalise(post.author) in {normalise(s) for s in ctx.game.staff} \
+                else "not on the roster"
+            return void_steps(reading, rule, f"not a player: {post.author} is {who}"), ()
+        died = ctx.life.death(reading.voter, post.created_at)
+        if died is None:
+            return reading, ()
+        if died >= ctx.day.start:  # died today: the standing vote stays, no change (K12)
+            reason = (f"{reading.voter} died at {ctx.clock(died)}: a dead player's vote can no "
+                      "longer be changed or revoked")
+            return void_steps(reading, dead_rule, reason), ()
+        return void_steps(reading, rule, f"{reading.voter} is dead (since {ctx.clock(died)})"), ()
+
+    return each(check)
+
+
+def edit_marker(rule: str, revoke_rule: str, void_revokes: bool, void_votes: bool = True) -> Stage:
+    """K4: an edited vote post is void; K4a: its revokes too (option); K5: staff edits keep it.
+
+    An edit dated after the cut-off was already dealt with by `reading.as_at` (K4b): the reading
+    holds the earlier copy or is flagged. An undated marker is taken as made before the deadline.
+    """
+    kinds = ("vote", "no_elimination") if void_votes else ()
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        edit = reading.post.edit
+        if edit is None or (edit.edited_at is not None and edit.edited_at > ctx.cutoff):
+            return reading, ()
+        evidence = reading.evidence + (f"edit marker: {edit.text}",)
+        staff = {normalise(s) for s in ctx.game.staff}
+        if edit.editor and normalise(edit.editor) in staff:
+            kept = f"edited by staff {edit.editor}, kept"
+            return _with(reading, evidence=evidence, remarks=reading.remarks + (kept,)), ()
+        reason = f"edit marker '{edit.text}'"
+        if edit.edited_at is None:
+            reason += " (the marker has no date: taken as made before the deadline)"
+        voided = void_steps(reading, rule, reason, kinds)
+        if void_revokes:
+            voided = void_steps(voided, revoke_rule, f"revoke in an edited post: {reason}", ("unvote",))
+        return _with(voided, evidence=evidence), ()
+
+    return each(check)
+
+
+def target_alive(rule: str) -> Stage:
+    """K4/K11: a new vote on a player not alive at the time of the vote is void."""
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        at = reading.post.created_at
+
+        def dead(action: Action) -> bool:
+            return action.target is not None and not ctx.life.alive(action.target, at)
+
+        for step in reading.steps:
+            if step.void is None and dead(step.action):
+                target = step.action.target or ""
+                died = ctx.life.death(target, at)
+                since = f" (died {ctx.clock(died, at)})" if died else ""
+                reading = void_steps(reading, rule, f"{target} was not alive at "
+                                     f"{ctx.clock(at)}{since}", ("vote",),
+                                     only=lambda a, t=target: a.target == t)
+        return reading, ()
+
+    return each(check)
+
+
+def joke(rule: str) -> Stage:
+    """K4: a vote clearly marked as a joke (the game file's joke markers) is void."""
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        for step in reading.steps:
+            if step.void is None and step.action.joke:
+                text = step.action.text or step.action.written
+                reading = void_steps(reading, rule, f"joke vote: '{text}'", ("vote", "no_elimination"),
+                                     only=lambda a, x=step.action: a is x)
+        return reading, ()
+
+    return each(check)
+
+
+def no_elimination(rule: str, allowed: bool) -> Stage:
+    """Kira has no no-elimination vote (K4: the target is not a player); majority allows it."""
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        if allowed:
+            return reading, ()
+        return void_steps(reading, rule, "not a player: this game has no no-elimination vote",
+                          ("no_elimination",)), ()
+
+    return each(check)
+
+
+_UNRESOLVED = ("ambiguous", "unknown", "mixed_script", "ignored")
+
+
+def names_resolved(rule: str = "C2") -> Stage:
+    """C2: a vote whose name does not point clearly at one player never counts; the GM is told."""
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        findings: list[Finding] = []
+        for step in reading.steps:
+            match = step.action.match
+            if step.void is not None or step.action.kind != "vote" or match is None:
+                continue
+            if match.player is not None and match.how not in _UNRESOLVED:
+                continue
+            reason = unresolved_reason(match)
+            reading = void_steps(reading, rule, reason, ("vote",), only=lambda a, x=step.action: a is x)
+            if match.how != "ignored":
+                where = f" (written by {reading.voter or reading.post.author} in post {reading.post.id})"
+                findings.append(Finding(rule, unresolved_reason(match, where), reading.post.id,
+                                        reading.voter, needs_gm=True))
+        return reading, tuple(findings)
+
+    return each(check)
+
+
+def unresolved_reason(match: NameMatch, where: str = "") -> str:
+    """"unresolved name 'Carrol?' (ambiguous): best guess Carol 78"; `where` follows the name."""
+    if match.how == "ignored":
+        return f"name '{match.written}' is ignored by the GM's resolutions"
+    kind = {"ambiguous": "ambiguous", "mixed_script": "mixes scripts"}.get(match.how)
+    head = f"unresolved name '{match.written}'{where}" + (f" ({kind})" if kind else "")
+    if match.runner_up:
+        return f"{head}: best guess {match.runner_up} {match.runner_up_score:.0f}"
+    return f"{head}: no player on the roster is close"
+
+
+def _with(reading: Reading, **changes: object) -> Reading:
+    return replace(reading, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,60 @@
+"""One count: thread + game file + day -> Tally (DESIGN.md "How data flows").
+
+    posts of the day's window -> Extractor.ballot -> preset.judge -> Tally
+
+The window is every post from the day's start, in thread order, up to the as-of point (C6): by
+default the thread's fetch time. Posts after the deadline stay in it so that a late vote gets
+its verdict (K1, C7). Pure: the same thread and game file give the same Tally, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from tally import rules, times
+from tally.errors import InputError
+from tally.extract import Extractor
+from tally.game import Day, Game
+from tally.model import Post, Tally, Thread
+
+
+def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
+          up_to_post: str | None = None) -> Tally:
+    """Judge day `day` as the thread stood at `as_of` or right after the post `up_to_post`."""
+    preset = rules.get(game.preset)
+    preset.validate(game)
+    the_day = game.day(day)
+    posts = in_order(thread.posts)
+    point = as_of or thread.fetched_at or times.now()
+    last_position: int | None = None
+    if up_to_post is not None:
+        cut = next((p for p in posts if p.id == up_to_post), None)
+        if cut is None:
+            raise InputError(f"post {up_to_post} is not in the thread {thread.url}")
+        point = min(point, cut.created_at)
+        last_position = cut.position
+    extractor = Extractor(game, preset.syntax)
+    ballots = [extractor.ballot(p) for p in window(posts, the_day, point, last_position)]
+    return preset.judge(ballots, game, the_day, point, thread.history)
+
+
+def in_order(posts: Iterable[Post]) -> list[Post]:
+    """Thread order, one post per id: the newest fetch of a post wins over an older duplicate."""
+    newest: dict[str, Post] = {}
+    for post in posts:
+        seen = newest.get(post.id)
+        if seen is None or _fetched(post) > _fetched(seen):
+            newest[post.id] = post
+    return sorted(newest.values(), key=lambda p: (p.position, p.created_at, p.id))
+
+
+def _fetched(post: Post) -> datetime:
+    return post.fetched_at or post.created_at
+
+
+def window(posts: list[Post], day: Day, as_of: datetime, last_position: int | None) -> list[Post]:
+    """The day's posts up to the as-of point (C6); late ones included, to be judged late."""
+    return [p for p in posts
+            if day.start <= p.created_at <= as_of
+            and (last_position is None or p.position <= last_position)]
