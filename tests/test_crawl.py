@@ -1,0 +1,475 @@
+"""tally.crawl: fetch as little as the store allows, lose nothing, count nothing twice."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from itertools import permutations
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+import requests
+from fakeengine import T0, FakeEngine, FakeForum
+from pytest_httpserver import HTTPServer
+from requests.adapters import HTTPAdapter
+from requests.models import PreparedRequest
+from werkzeug import Request, Response
+
+from tally import adapters
+from tally.crawl import assemble, read_saved_pages, read_thread, saved_page_url
+from tally.errors import InputError, NotAThreadPage, TruncatedPage
+from tally.fetch import Fetcher
+from tally.model import Body, Page, Post
+from tally.store import Store
+
+ENGINE = FakeEngine()
+ZONE = "Europe/Madrid"
+
+
+@pytest.fixture
+def server() -> Iterator[HTTPServer]:
+    running = HTTPServer(host="127.0.0.1")
+    running.start()
+    yield running
+    running.clear()
+    running.stop()
+
+
+@pytest.fixture
+def forum(server: HTTPServer) -> FakeForum:
+    thread = FakeForum(per_page=5)
+    thread.add(12)  # pages: 1-5, 6-10, 11-12
+
+    def serve(request: Request) -> Response:
+        number = int(request.args.get("page", "1"))
+        return Response(thread.render(number), content_type="text/html; charset=utf-8")
+
+    server.expect_request("/thread/7").respond_with_handler(serve)
+    return thread
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store(tmp_path / "game.sqlite") as opened:
+        yield opened
+
+
+def run(server: HTTPServer, store: Store | None, **options: object) -> tuple[object, list[str]]:
+    """One read of the thread; returns it and the pages the server was asked for."""
+    before = len(server.log)
+    thread = read_thread(server.url_for("/thread/7"), ENGINE, zone=ZONE, store=store,
+                         fetcher=Fetcher(delay=0, retries=1), **options)  # type: ignore[arg-type]
+    asked = [request.args.get("page", "1") for request, _ in server.log[before:]]
+    return thread, asked
+
+
+def ids(thread: object) -> list[str]:
+    return [post.id for post in thread.posts]  # type: ignore[attr-defined]
+
+
+def numbers(*pids: int) -> list[str]:
+    return [str(pid) for pid in pids]
+
+
+# ---------------------------------------------------------------------------------------------
+# Online with the store
+
+
+def test_first_run_fetches_every_page(server: HTTPServer, forum: FakeForum, store: Store) -> None:
+    seen: list[tuple[int, int | None]] = []
+    thread, asked = run(server, store, progress=lambda done, total: seen.append((done, total)))
+    assert asked == ["1", "2", "3"]
+    assert ids(thread) == numbers(*range(1, 13))
+    assert [post.position for post in thread.posts] == list(range(1, 13))
+    assert thread.engine == "fake"
+    assert thread.url == server.url_for("/thread/7")
+    assert thread.vanished == frozenset() and dict(thread.history) == {}
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    assert store.last_page("thread=7") == 3
+    assert [page.page for page in store.latest("thread=7")] == [1, 2, 3]
+
+
+def test_rerun_with_one_new_page_fetches_exactly_two(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    run(server, store)
+    forum.add(4)  # 13-15 fill page 3, 16 opens page 4
+    thread, asked = run(server, store)
+    assert asked == ["3", "4"]
+    assert ids(thread) == numbers(*range(1, 17))
+    assert thread.fetched_at == max(v.fetched_at for v in store.versions("thread=7"))
+
+
+def test_rerun_with_nothing_new_fetches_only_the_last_page(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    first, _ = run(server, store)
+    again, asked = run(server, store)
+    assert asked == ["3"]
+    assert ids(again) == ids(first)
+    assert again.vanished == frozenset() and dict(again.history) == {}
+
+
+def test_offline_gives_the_online_result_without_the_network(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    run(server, store)
+    forum.add(4)
+    online, _ = run(server, store)
+    before = len(server.log)
+    offline = read_thread(server.url_for("/thread/7"), ENGINE, zone=ZONE, store=store,
+                          fetcher=None, offline=True)
+    assert len(server.log) == before
+    assert offline == online
+
+
+def test_offline_with_nothing_stored_says_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "empty.sqlite"
+    with Store(path) as empty, pytest.raises(InputError) as caught:
+        read_thread("http://forum.example/thread/7", ENGINE, zone=ZONE, store=empty,
+                    fetcher=None, offline=True)
+    assert str(caught.value) == (
+        f"no snapshot of http://forum.example/thread/7 in {path}; run without --offline first")
+
+
+def test_a_deletion_shifts_a_post_onto_an_earlier_page_and_nothing_is_lost(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    run(server, store)
+    forum.delete(3)  # 6 moves to page 1, 11 moves to page 2: neither page is fetched again
+    forum.add(1)  # 13
+    thread, asked = run(server, store)
+    assert asked == ["3"]  # the new page 3 shows 12, 13
+    # 11 is now on page 2, known from the stored page 3; 3 is still known from the stored page 1.
+    assert ids(thread) == numbers(*range(1, 14))
+    assert thread.vanished == frozenset()
+
+
+def test_a_post_deleted_between_its_neighbours_is_kept_and_listed(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    forum.add(2)  # page 3: 11-14
+    run(server, store)
+    forum.delete(12)
+    forum.add(1)  # page 3: 11, 13, 14, 15
+    thread, asked = run(server, store)
+    assert asked == ["3"]
+    assert ids(thread) == numbers(*range(1, 16))  # C6: kept, a deletion may postdate a deadline
+    assert thread.vanished == frozenset({"12"})
+
+
+def test_a_full_reread_after_a_deletion_lists_it_once(
+    server: HTTPServer, forum: FakeForum, tmp_path: Path
+) -> None:
+    with Store(tmp_path / "a.sqlite") as store:
+        run(server, store)
+    forum.delete(3)
+    with Store(tmp_path / "a.sqlite") as store:  # a fresh thread view: page 1 fetched again
+        store.save(Fetcher(delay=0).get(server.url_for("/thread/7")), "thread=7", 1)
+        thread = read_thread(server.url_for("/thread/7"), ENGINE, zone=ZONE, store=store,
+                             fetcher=None, offline=True)
+    assert ids(thread) == numbers(*range(1, 13))
+    assert thread.vanished == frozenset({"3"})
+    assert ids(thread).count("6") == 1  # 6 is on page 1 and (stored) page 2: one post
+
+
+def test_an_edit_between_fetches_keeps_the_old_text_in_history(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    run(server, store)
+    forum.edit(12, "##vote bob")
+    thread, _ = run(server, store)
+    post = next(post for post in thread.posts if post.id == "12")
+    assert post.body.own == "##vote bob"
+    (old,) = thread.history["12"]
+    assert old.body.own == "post 12"
+    assert old.fetched_at is not None and post.fetched_at is not None
+    assert old.fetched_at < post.fetched_at
+
+
+def test_a_page_past_the_end_is_stored_as_the_page_it_shows(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    run(server, store)
+    forum.delete(11)
+    forum.delete(12)  # only two pages left; asking for page 3 shows page 2
+    thread, asked = run(server, store)
+    assert asked == ["3"]
+    assert ids(thread) == numbers(*range(1, 13))
+    assert [v.page for v in store.versions("thread=7")] == [1, 2, 3, 2]
+
+
+def test_a_cut_page_is_stored_as_evidence_then_skipped_once_replaced(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    run(server, store)
+    good = forum.render
+    forum.render = lambda number: good(number)[:-40]  # type: ignore[method-assign]
+    with pytest.raises(TruncatedPage):
+        run(server, store)
+    assert len(store.versions("thread=7")) == 4  # saved before the parser complained
+    offline = read_thread(server.url_for("/thread/7"), ENGINE, zone=ZONE, store=store,
+                          fetcher=None, offline=True)  # the earlier good page 3 still serves
+    assert ids(offline) == numbers(*range(1, 13))
+    assert any("stored page 3" in note and "ends early" in note for note in offline.notes)
+    forum.render = good  # type: ignore[method-assign]
+    thread, asked = run(server, store)
+    assert asked == ["3"]
+    assert ids(thread) == numbers(*range(1, 13))
+    assert any("stored page 3" in note and "skipped" in note for note in thread.notes)
+
+
+def test_a_page_with_no_readable_version_fails_offline(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    good = forum.render
+    forum.render = lambda number: good(number)[:-40]  # type: ignore[method-assign]
+    with pytest.raises(TruncatedPage):
+        run(server, store)
+    with pytest.raises(TruncatedPage, match="Fake: .*page ends early"):
+        read_thread(server.url_for("/thread/7"), ENGINE, zone=ZONE, store=store, fetcher=None,
+                    offline=True)
+
+
+def test_without_a_store_everything_is_fetched(server: HTTPServer, forum: FakeForum) -> None:
+    thread, asked = run(server, None)
+    assert asked == ["1", "2", "3"]
+    assert ids(thread) == numbers(*range(1, 13))
+
+
+# ---------------------------------------------------------------------------------------------
+# --from DIR
+
+
+def save_pages(forum: FakeForum, folder: Path, names: dict[int, str], canonical: bool = False
+               ) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for number, name in names.items():
+        data = forum.render(number)
+        if canonical:
+            link = f'<link rel="canonical" href="http://f/thread/7?page={number}">'.encode()
+            data = data.replace(b"<head>", b"<head>" + link)
+        (folder / name).write_bytes(data)
+
+
+def test_saved_pages_in_any_order_and_twice_give_the_same_thread(tmp_path: Path) -> None:
+    forum = FakeForum(per_page=5)
+    forum.add(12)
+    at = datetime(2026, 11, 21, 8, 0, tzinfo=UTC)
+    save_pages(forum, tmp_path / "a", {1: "1.html", 2: "2.html", 3: "3.html"}, canonical=True)
+    save_pages(forum, tmp_path / "b", {3: "a.htm", 1: "b.HTML", 2: "c.html"}, canonical=True)
+    save_pages(forum, tmp_path / "b", {2: "copy of page 2.html"}, canonical=True)
+    (tmp_path / "b" / "c_files").mkdir()  # what a browser saves beside the page
+    (tmp_path / "b" / "c_files" / "frame.html").write_bytes(b"<html>ad</html>")
+    (tmp_path / "b" / "notes.txt").write_text("not a page")
+    read = [read_saved_pages(tmp_path / name, ENGINE, zone=ZONE, url="http://f/thread/7",
+                             fetched_at=at) for name in ("a", "b")]
+    assert read[0] == read[1]
+    assert ids(read[0]) == numbers(*range(1, 13))
+    assert read[0].fetched_at == at
+    assert dict(read[1].history) == {} and read[1].vanished == frozenset()
+    assert read[0].posts[0].permalink == "http://f/thread/7?page=1#p1"
+
+
+def test_saved_pages_take_their_fetch_time_from_the_file(tmp_path: Path) -> None:
+    forum = FakeForum(per_page=5)
+    forum.add(7)
+    save_pages(forum, tmp_path, {1: "p1.html", 2: "p2.html"})
+    saved = datetime(2026, 11, 21, 8, 30, tzinfo=UTC)
+    for offset, name in enumerate(("p1.html", "p2.html")):
+        stamp = (saved + timedelta(minutes=offset)).timestamp()
+        os.utime(tmp_path / name, (stamp, stamp))
+    thread = read_saved_pages(tmp_path, ENGINE, zone=ZONE)
+    assert thread.fetched_at == saved + timedelta(minutes=1)
+    assert thread.posts[0].fetched_at == saved
+    assert thread.url == str(tmp_path / "p1.html")  # no canonical link, no browser comment
+
+
+def test_saved_pages_engine_is_sniffed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    forum = FakeForum(per_page=5)
+    forum.add(3)
+    save_pages(forum, tmp_path, {1: "p.html"})
+    monkeypatch.setattr(adapters, "sniff", lambda data: ENGINE if ENGINE.looks_like(data) else None)
+    assert read_saved_pages(tmp_path, None, zone=ZONE).engine == "fake"
+
+
+def test_an_empty_folder_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "x_files").mkdir()
+    with pytest.raises(InputError) as caught:
+        read_saved_pages(tmp_path, ENGINE, zone=ZONE)
+    assert str(caught.value) == f"{tmp_path}: no saved pages (*.html, *.htm) in this folder"
+
+
+def test_a_saved_file_that_is_not_a_thread_page_is_named(tmp_path: Path) -> None:
+    forum = FakeForum(per_page=5)
+    forum.add(3)
+    save_pages(forum, tmp_path, {1: "p1.html"})
+    (tmp_path / "login.html").write_bytes(b'<html><body class="fake-forum">Log in</body></html>')
+    with pytest.raises(NotAThreadPage) as caught:
+        read_saved_pages(tmp_path, ENGINE, zone=ZONE)
+    assert str(caught.value).startswith(f"{tmp_path / 'login.html'}: Fake: ")
+    assert "not a thread page (no posts)" in str(caught.value)
+
+
+def test_an_unknown_page_without_an_engine_is_named(tmp_path: Path) -> None:
+    (tmp_path / "page.html").write_bytes(b"<html><body>my blog</body></html>")
+    with pytest.raises(NotAThreadPage) as caught:
+        read_saved_pages(tmp_path, None, zone=ZONE)
+    assert str(caught.value).startswith(f"{tmp_path / 'page.html'}: not a thread page")
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        (b'<link rel="canonical" href="https://f.example/viewtopic.php?t=1&amp;start=10">',
+         "https://f.example/viewtopic.php?t=1&start=10"),
+        (b"<LINK href='https://f.example/t1p20-kira' REL=canonical />",
+         "https://f.example/t1p20-kira"),
+        (b"<!-- saved from url=(0031)https://f.example/thread/7?p=2 -->",
+         "https://f.example/thread/7?p=2"),
+        (b"<!-- saved from url=(0019)https://f.example/t-->", "https://f.example/t"),
+        (b'<link rel="stylesheet" href="x.css">', None),
+    ],
+)
+def test_saved_page_url(head: bytes, expected: str | None) -> None:
+    assert saved_page_url(b"<html><head>" + head + b"</head><body></body></html>") == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# assemble
+
+
+def post(pid: str, position: int, text: str = "", minute: int = 0) -> Post:
+    return Post(id=pid, position=position, permalink=f"#p{pid}", author="ann", author_id=None,
+                created_at=T0 + timedelta(minutes=minute or position), time_text="", zone=ZONE,
+                body=Body(own=text or f"post {pid}"))
+
+
+def page(number: int, count: int, *posts: Post) -> Page:
+    return Page(url=f"http://f/thread/7?page={number}", number=number, count=count, posts=posts)
+
+
+def at(minutes: int) -> datetime:
+    return T0 + timedelta(hours=1, minutes=minutes)
+
+
+def test_assemble_is_the_same_for_any_order_of_its_pages() -> None:
+    versions = [
+        (page(1, 2, post("1", 1), post("2", 2)), at(0)),
+        (page(2, 2, post("3", 3), post("4", 4)), at(1)),
+        (page(2, 2, post("3", 3), post("4", 4, "edited")), at(5)),
+        (page(1, 2, post("1", 1), post("2", 2)), at(6)),
+    ]
+    results = [assemble(list(order), "u", "fake") for order in permutations(versions)]
+    assert all(result == results[0] for result in results)
+    assert results[0].posts[3].body.own == "edited"
+    assert [p.body.own for p in results[0].history["4"]] == ["post 4"]
+
+
+def test_assemble_orders_by_position_then_time_then_numeric_id() -> None:
+    thread = assemble([(page(1, 1, post("10", 2, minute=5), post("9", 2, minute=5),
+                                 post("8", 2, minute=4), post("1", 1)), at(0))], "u", "fake")
+    assert ids(thread) == ["1", "8", "9", "10"]
+
+
+def test_assemble_newest_fetch_wins_and_positions_follow_it() -> None:
+    thread = assemble([
+        (page(2, 2, post("6", 6), post("7", 7)), at(0)),
+        (page(1, 2, post("1", 1), post("6", 5, "moved up")), at(3)),
+    ], "u", "fake")
+    six = next(p for p in thread.posts if p.id == "6")
+    assert (six.position, six.body.own, six.fetched_at) == (5, "moved up", at(3))
+    assert six.page_url == "http://f/thread/7?page=1"
+    assert "6" not in thread.vanished  # it moved to an earlier page; it did not vanish
+    assert thread.fetched_at == at(3)
+
+
+def test_assemble_lists_a_post_missing_between_shown_neighbours() -> None:
+    thread = assemble([
+        (page(1, 1, post("1", 1), post("2", 2), post("3", 3)), at(0)),
+        (page(1, 1, post("1", 1), post("3", 2)), at(9)),
+    ], "u", "fake")
+    assert ids(thread) == ["1", "2", "3"]
+    assert thread.vanished == frozenset({"2"})
+
+
+def test_assemble_a_page_showing_only_later_posts_proves_nothing() -> None:
+    thread = assemble([
+        (page(2, 2, post("6", 6), post("7", 7)), at(0)),
+        (page(2, 2, post("7", 6), post("8", 7)), at(9)),  # 6 may have moved to page 1
+    ], "u", "fake")
+    assert thread.vanished == frozenset()
+
+
+def test_assemble_the_last_page_stands_for_what_follows() -> None:
+    thread = assemble([
+        (page(3, 3, post("11", 11), post("12", 12)), at(0)),
+        (page(3, 3, post("11", 11)), at(9)),  # the last post was deleted
+    ], "u", "fake")
+    assert thread.vanished == frozenset({"12"})
+    assert ids(thread) == ["11", "12"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Real markup: an adapter's fixture pages served over HTTP (once that adapter and case exist)
+
+
+class ToLocal(HTTPAdapter):
+    """Sends every request to the local test server, whatever host the page links to."""
+
+    def __init__(self, netloc: str) -> None:
+        super().__init__()
+        self.netloc = netloc
+
+    def send(self, request: PreparedRequest, **options: Any) -> requests.Response:
+        parts = urlsplit(request.url or "")
+        request.url = urlunsplit(parts._replace(scheme="http", netloc=self.netloc))
+        return super().send(request, **options)
+
+
+@pytest.mark.parametrize(("engine_name", "case_name"), [("phpbb", "kira-en"), ("discuz", "trigger-utf8")])
+def test_crawl_of_real_fixture_pages(
+    engine_name: str, case_name: str, server: HTTPServer, store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import casefiles
+
+    case_dir = casefiles.FIXTURES / engine_name / case_name
+    engine = adapters.engines().get(engine_name)
+    if engine is None or not (case_dir / "case.toml").exists():
+        pytest.skip(f"adapters/{engine_name}.py or fixtures/{engine_name}/{case_name} not there yet")
+    case = casefiles.load_case(case_dir)
+    per_page = case.meta.get("per_page")
+    by_number = {engine.page_number(p.ctx.url, per_page): p for p in case.pages}
+
+    def serve(request: Request) -> Response:
+        number = engine.page_number(request.url, per_page)
+        if number not in by_number:
+            return Response("no such page", status=404)
+        return Response(by_number[number].data, content_type="text/html")
+
+    server.expect_request(re.compile(".*")).respond_with_handler(serve)
+    session = requests.Session()
+    for scheme in ("http://", "https://"):  # nothing leaves the machine
+        session.mount(scheme, ToLocal(f"127.0.0.1:{server.port}"))
+    monkeypatch.setenv("TALLY_NOW", case.meta["fetched_at"])  # relative dates as the case reads
+
+    def read() -> Any:
+        return read_thread(case.pages[0].ctx.url, engine, zone=case.meta["zone"], store=store,
+                           fetcher=Fetcher(delay=0, retries=1, session=session),
+                           language=case.meta.get("language"), per_page=per_page)
+
+    thread = read()
+    assert len(server.log) == len(by_number)
+    wanted = [post for page in case.expected["pages"] for post in page.get("posts", [])]
+    got = {post.id: post for post in thread.posts}
+    assert [post.id for post in thread.posts] == [post["id"] for post in wanted]
+    for want in wanted:
+        casefiles.check_post(got[want["id"]], want, f"{engine_name}/{case_name} via crawl")
+    again = read()
+    assert len(server.log) == len(by_number) + 1  # only the last page again
+    assert [post.id for post in again.posts] == [post.id for post in thread.posts]
