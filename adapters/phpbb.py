@@ -1,0 +1,813 @@
+"""phpBB thread pages: phpBB 3.0-3.3 prosilver and phpBB 2 subSilver (FORUMS.md §2).
+
+One engine serves every board running phpBB; a board is data (zone, posts per page). Templates
+are overridden freely by boards, so a post is found by its id (`div#p{ID}.post` on prosilver,
+`span.name > a[name=ID]` on subSilver) and every other part is looked up with fallbacks.
+
+Times: from 3.2 on, `<time datetime>` carries the machine time in UTC and wins over the display
+text (DESIGN.md "Time"); a display text that disagrees with it by more than a minute is noted.
+Older pages only show display text in the board's zone ("Sun Jan 17, 2016 12:02 pm",
+"Dom 17 Ene 2016, 12:02", "Today, 12:02", "5 minutes ago"), read by a tolerant tokenizer
+rather than one strptime format per board, then localised by tally.times.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from functools import lru_cache
+from math import gcd
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from lxml import etree
+from lxml.html import HtmlElement
+from tally.adapters.base import Engine, PageContext
+from tally.adapters.html import (
+    Aside,
+    block_text,
+    class_set,
+    collapse,
+    compiled,
+    declared_charset,
+    first,
+    has_class_xpath,
+    parse_tree,
+    split_body,
+    text_of,
+)
+
+from tally import times
+from tally.errors import ForumError, TruncatedPage
+from tally.model import Body, EditMarker, Page, Post, Quote
+
+# ---------------------------------------------------------------------------------------------
+# Shown times: a tolerant tokenizer (FORUMS.md §2.1 date formats, §2.2 phpBB 2)
+
+_CLOCK = re.compile(
+    r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?",
+    re.IGNORECASE,
+)
+_NUMERIC_YMD = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
+_NUMERIC_DMY = re.compile(r"\b(?P<d>\d{1,2})[/.](?P<m>\d{1,2})[/.](?P<y>\d{4})\b")
+_WORD = re.compile(r"[^\W\d_]+\.?")
+_NUMBER = re.compile(r"(?<![\d:])\d+(?![\d:])")
+_TODAY = frozenset(("today", "hoy", "aujourd", "oggi", "hoje", "heute"))
+_YESTERDAY = frozenset(("yesterday", "ayer", "hier", "ieri", "ontem", "gestern"))
+# "less than a minute ago", "hace menos de un minuto", "il y a moins d'une minute"
+_JUST_NOW = re.compile(r"less than a minute|menos de un minuto|moins d.une minute", re.IGNORECASE)
+_MINUTES_AGO = re.compile(r"(?P<n>\d+)\s*(?:minutes?|minutos?|mins?)\b", re.IGNORECASE)
+
+
+_fold = lru_cache(maxsize=2048)(times.fold_word)  # a page repeats the same few words
+_month_of = lru_cache(maxsize=2048)(times.month_number)
+
+
+def _clock_parts(found: re.Match[str]) -> tuple[int, int, int]:
+    hour, minute = int(found["h"]), int(found["mi"])
+    ampm = (found["ampm"] or "").lower()
+    if ampm:  # 'g:i a': 12 am is midnight, 12 pm is noon
+        hour = hour % 12 + (12 if ampm == "p" else 0)
+    return hour, minute, int(found["s"] or 0)
+
+
+def _relative(text: str, words: list[str], fetched_local: datetime,
+              clock: re.Match[str] | None) -> datetime | None:
+    """'Today, 12:02', 'Ayer, 21:58', 'less than a minute ago', '5 minutes ago' (§2.1)."""
+    folded = {_fold(w) for w in words}
+    if clock is not None:
+        for days, names in ((0, _TODAY), (1, _YESTERDAY)):
+            if folded & names:
+                return times.days_ago(fetched_local, days, *_clock_parts(clock))
+        return None
+    if _JUST_NOW.search(text):
+        return fetched_local
+    minutes = _MINUTES_AGO.search(text)
+    if minutes:
+        return times.ago(fetched_local, minutes=int(minutes["n"]))
+    return None
+
+
+def _month(words: list[str]) -> int | None:
+    """The month named in the text. Spanish 'Mar' (martes) and French 'mar' (mardi) are also
+    month names, and the weekday comes first: when two words name months, the last one wins."""
+    months = [m for m in (_month_of(w) for w in words) if m is not None]
+    return months[-1] if months else None
+
+
+def read_shown_time(text: str, fetched_local: datetime) -> datetime | None:
+    """The naive wall time a phpBB date text shows, or None when it shows none."""
+    clock = _CLOCK.search(text)
+    words = _WORD.findall(text)
+    relative = _relative(text, words, fetched_local, clock)
+    if relative is not None or clock is None:
+        return relative
+    hour, minute, second = _clock_parts(clock)
+    rest = text[: clock.start()] + " " + text[clock.end():]
+    numeric = _NUMERIC_YMD.search(rest) or _NUMERIC_DMY.search(rest)
+    if numeric:
+        year, month, day = int(numeric["y"]), int(numeric["m"]), int(numeric["d"])
+    else:
+        month_found = _month(words)
+        numbers = [int(n) for n in _NUMBER.findall(rest)]
+        years = [n for n in numbers if n >= 1000]
+        days = [n for n in numbers if 1 <= n <= 31]
+        if month_found is None or not days:
+            return None
+        month, day = month_found, days[0]
+        year = years[0] if years else _nearest_year(fetched_local, month, day)
+    try:
+        return datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return None
+
+
+def _nearest_year(fetched_local: datetime, month: int, day: int) -> int:
+    """A date shown without a year is this year's, unless that is still in the future."""
+    year = fetched_local.year
+    if (month, day) > (fetched_local.month, fetched_local.day + 1):
+        return year - 1
+    return year
+
+
+# ---------------------------------------------------------------------------------------------
+# Edit notices (§2.1 EDITED_TIMES_TOTAL, Spanish packs; §2.2 phpBB 2)
+
+_EDIT = re.compile(
+    r"(?:last\s+edited\s+by|[úu]ltima\s+edici[óo]n\s+por|derni[èe]re\s+[ée]dition\s+par)\s+"
+    r"(?P<editor>.+?)\s+(?:on|el|le)\s+(?P<date>.+?)\s*[,;]\s*"
+    r"(?:edited|editado|[ée]dit[ée])\s+(?P<times>\d+)",
+    re.IGNORECASE,
+)
+_EDIT_WORDS = re.compile(r"edited|edici[óo]n|editado|[ée]dit", re.IGNORECASE)
+
+
+def read_edit(notice: str, editor_link: str | None, fetched_local: datetime,
+              zone: str) -> EditMarker | None:
+    """An EditMarker from the notice text; None when the text is no edit notice."""
+    text = collapse(notice)
+    found = _EDIT.search(text)
+    if found is None:
+        if not _EDIT_WORDS.search(text):
+            return None
+        times_found = re.search(r"(\d+)\D*$", text)
+        shown = read_shown_time(text, fetched_local)
+        return EditMarker(text=text, editor=editor_link,
+                          edited_at=times.localise(shown, zone).utc if shown else None,
+                          times=int(times_found.group(1)) if times_found else None)
+    shown = read_shown_time(found["date"], fetched_local)
+    return EditMarker(
+        text=text,
+        editor=editor_link or found["editor"].strip(),
+        edited_at=times.localise(shown, zone).utc if shown else None,
+        times=int(found["times"]),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Message bodies: quotes, code, spoilers, signature (§2.1 bbcode.html, §2.2 bbcode.tpl)
+
+_QUOTE_TABLE = etree.XPath(
+    "./tr/td[contains(@class, 'quote')] | ./tbody/tr/td[contains(@class, 'quote')]")
+_CODE_TABLE = etree.XPath(
+    "./tr/td[contains(@class, 'code')] | ./tbody/tr/td[contains(@class, 'code')]")
+_CITE = etree.XPath("./cite | ./div/cite")
+_PROFILE_LINK = etree.XPath(".//a[contains(@href, 'mode=viewprofile')]")
+_WROTE = re.compile(
+    r"^\s*(?P<author>.+?)\s+(?:wrote|escribi[óo]|a\s+[ée]crit|ha\s+scritto|scrisse|escreveu|"
+    r"schrieb|написал)\b", re.IGNORECASE)
+_DROP_CLASSES = frozenset(("attachbox", "inline-attachment", "notice", "post-notice"))
+
+
+def classify(element: HtmlElement) -> Aside | None:
+    tag = element.tag
+    if tag == "blockquote" or (tag == "table" and _QUOTE_TABLE(element)):
+        return "quote"
+    classes = class_set(element)
+    if "codebox" in classes or (tag == "table" and _CODE_TABLE(element)):
+        return "code"
+    if tag == "details" or "spoil" in (element.get("class") or "").lower():
+        return "spoiler"  # no stock spoiler BBCode: extensions use spoiler*/spoil* classes
+    if "signature" in classes:
+        return "signature"
+    if classes & _DROP_CLASSES or (tag == "span" and "gensmall" in classes):
+        return "drop"  # attachments, notices; subSilver's edit notice span in the message cell
+    return None
+
+
+def _quote_author(header: HtmlElement | None) -> str | None:
+    if header is None:
+        return None
+    links = _PROFILE_LINK(header)
+    if links:  # 3.2+: <cite><a href="memberlist…">Bob</a> wrote: …</cite>
+        return collapse(text_of(links[0])) or None
+    found = _WROTE.match(collapse(text_of(header)))
+    return found["author"] if found else None
+
+
+def read_quote(element: HtmlElement) -> Quote:
+    """A prosilver blockquote (cite inside) or a subSilver quote table ("X wrote:" row)."""
+    if element.tag == "table":
+        cell = _QUOTE_TABLE(element)[0]
+        header = first(element, ("./tr[1]/td", "./tbody/tr[1]/td"))
+        return Quote(text=block_text(cell), author=_quote_author(header))
+    cites = _CITE(element)
+    cite = cites[0] if cites else None
+    text = block_text(element, lambda child: child is cite)
+    return Quote(text=text, author=_quote_author(cite))
+
+
+def read_aside(element: HtmlElement) -> str:
+    """Spoiler, code and signature text without their captions ("Code: Select all", buttons)."""
+    if "codebox" in class_set(element):
+        code = first(element, (".//pre", ".//code"))
+        if code is not None:
+            return block_text(code)
+    return block_text(element)
+
+
+_SIG_RULE = "_________________"  # phpBB 2 appends "<br />_________________<br />{signature}"
+
+
+def split_signature(body: Body) -> Body:
+    own, rule, signature = body.own.partition(_SIG_RULE)
+    if not rule:
+        return body
+    return replace(body, own=own.rstrip("\n"), signature=signature.strip("\n"))
+
+
+# ---------------------------------------------------------------------------------------------
+# URLs (§2.1 pagination, §2.4 sid and HTTrack)
+
+_VIEWTOPIC = re.compile(r"^viewtopic[\w-]*\.(?:php\d?|html?)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicUrl:
+    scheme: str
+    host: str
+    path: str
+    query: tuple[tuple[str, str], ...]
+
+    def get(self, key: str) -> str | None:
+        for name, value in self.query:
+            if name == key:
+                return value
+        return None
+
+
+def split_topic_url(url: str) -> TopicUrl | None:
+    parts = urlsplit(url.strip())
+    if not _VIEWTOPIC.match(parts.path.rsplit("/", 1)[-1]):
+        return None
+    query = tuple((k, v) for k, v in parse_qsl(parts.query.replace("&amp;", "&"))
+                  if k != "sid")
+    topic = TopicUrl(parts.scheme, parts.netloc, parts.path, query)
+    return topic if (topic.get("t") or topic.get("p") or "").isdigit() else None
+
+
+def _start(topic: TopicUrl) -> int:
+    start = topic.get("start") or "0"
+    return int(start) if start.isdigit() else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Page-level markers: detection, login walls, information pages, other engines
+
+
+_FOREIGN = (  # (bytes marker, what the page is) for a clear NotAThreadPage message
+    (rb"illiweb.com", "a Forumotion page"), (rb"forumactif", "a Forumotion page"),
+    (rb"foroactivo", "a Forumotion page"), (rb"forumotion", "a Forumotion page"),
+    (rb"Discuz!", "a Discuz! page"), (rb"discuz_uid", "a Discuz! page"),
+    (rb"ipsLayout", "an Invision page"), (rb"ipbwrapper", "an Invision page"),
+    (rb"jeuxvideo.com", "a jeuxvideo.com page"),
+)
+_PHPBB_MARKERS = (rb'id="phpbb"', rb"id='phpbb'", rb"postprofile", rb"bodyline", rb"postbody",
+                  rb"Powered by phpBB", rb"phpBB Group", rb"phpBB Limited")
+_LOGIN_TEXT = re.compile(
+    r"You need to be registered and logged in|Sorry, but you must be registered|"
+    r"requires you to be registered and logged in|"
+    r"Debe(?:s)? estar registrado|Necesita(?:s)? estar registrado|You must login", re.IGNORECASE)
+_FOOTER_ZONE = re.compile(  # 3.2+ "All times are UTC-03:00"; 3.0 "… UTC + 1 hour [ DST ]"
+    r"(?:All times are|Todos los horarios son|Les heures sont|Tutti gli orari sono)\s*"
+    r"(?:UTC|GMT)(?:\s*[+\-−]\s*\d{1,2}(?::?\d{2})?(?:\s*(?:hours?|horas?|heures?|ore?)\b)?)?"
+    r"(?:\s*\[[^\]]*\])?", re.IGNORECASE)
+_TAGS = re.compile(r"<[^>]*>")
+_FOOTER_MARKERS = (b"All times are", b"Todos los horarios", b"Les heures sont", b"Tutti gli orari")
+_PAGE_OF = re.compile(
+    r"(?:Page|P[áa]gina|Seite|Strona)\s+(\d+)\s+(?:of|de|di|von|sur|z)\s+(\d+)"
+    r"|(?<![\d/])(\d+)\s*/\s*(\d+)(?![\d/])", re.IGNORECASE)
+
+_SUBSILVER_ANCHORS = etree.XPath("//span[contains(@class, 'name')]/a[@name]")
+_START = re.compile(r"[?&](?:amp;)?start=(\d+)")
+_MESSAGE_BOX = ("//div[@id='message']", "//div[contains(@class, 'panel')][.//h2]",
+                "//table[contains(@class, 'forumline')]//span[contains(@class, 'gen')]")
+
+
+def _is_post_id(value: str | None, prefix: str = "") -> bool:
+    return value is not None and value.startswith(prefix) and value[len(prefix):].isdigit()
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine
+
+
+class PhpBB(Engine):
+    name = "phpbb"
+    label = "phpBB"
+    default_per_page = 10  # 3.x default posts_per_page; phpBB 2's is 15 (§2.1, §2.2)
+
+    # URLs ---------------------------------------------------------------------------------
+
+    def accepts(self, url: str) -> bool:
+        return split_topic_url(url) is not None
+
+    def _topic(self, url: str) -> TopicUrl:
+        topic = split_topic_url(url)
+        if topic is None:
+            raise ForumError(f"{self.label}: {url}: not a phpBB viewtopic URL")
+        return topic
+
+    def thread_key(self, url: str) -> str:
+        """"t={id}"; a bare post link (?p=) has no topic id until the page is read."""
+        topic = self._topic(url)
+        tid = topic.get("t")
+        return f"t={tid}" if tid else f"p={topic.get('p')}"
+
+    def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
+        topic = self._topic(url)
+        keep = [(k, v) for k, v in topic.query if k in ("f", "t")] or \
+               [(k, v) for k, v in topic.query if k == "p"]
+        keep.append(("start", str((max(number, 1) - 1) * (per_page or self.default_per_page))))
+        return urlunsplit((topic.scheme, topic.host, topic.path, urlencode(keep), ""))
+
+    def page_number(self, url: str, per_page: int | None = None) -> int:
+        return _start(self._topic(url)) // (per_page or self.default_per_page) + 1
+
+    def normalise_url(self, url: str) -> str:
+        """Drop the fragment and the guest session id (§2.4: `&sid=` on every link)."""
+        parts = urlsplit(url.split("#", 1)[0])
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "sid"]
+        return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
+
+    def looks_like(self, data: bytes) -> bool:
+        head = data[:200_000]
+        if any(marker in head for marker, _ in _FOREIGN):
+            return False
+        if rb'id="phpbb"' in head or rb"id='phpbb'" in head:
+            return True
+        return (b"viewtopic.php" in head and b"postprofile" in head) or \
+            (b"bodyline" in head and b"postbody" in head)
+
+    # Pages --------------------------------------------------------------------------------
+
+    def parse_page(self, data: bytes, ctx: PageContext) -> Page:
+        root = parse_tree(data)
+        elements, flavour, pagination = _post_elements(root)
+        truncated = b"</html" not in data[-1024:].lower()  # a cut download ends early
+        if not elements:
+            if truncated and self.looks_like(data):
+                raise TruncatedPage(f"{self.label}: {ctx.url}: page is cut off before its first "
+                                    "post (no closing </html>)")
+            raise self.not_a_thread(ctx, self._why_no_posts(root, data))
+        if truncated:
+            raise TruncatedPage(f"{self.label}: {ctx.url}: page is cut off after post "
+                                f"{list(elements)[-1]} (no closing </html>)")
+        boxes = Pagination.read(pagination)
+        per_page = ctx.per_page or boxes.per_page(ctx.url) or \
+            (15 if flavour == "subsilver" else self.default_per_page)
+        number, count = self._number_and_count(boxes, ctx.url, per_page)
+        reader = _PostReader(self, ctx, flavour)
+        offset = (number - 1) * per_page
+        posts = tuple(reader.read(pid, element, parts, offset + i + 1)
+                      for i, (pid, (element, parts)) in enumerate(elements.items()))
+        return Page(url=ctx.url, number=number, count=count, posts=posts,
+                    thread_id=_thread_id(root, ctx.url), title=_title(root),
+                    next_url=self._next_url(boxes, ctx.url, number, count, per_page),
+                    notes=_footer_notes(data, ctx))
+
+    def _why_no_posts(self, root: HtmlElement, data: bytes) -> str:
+        text = collapse(text_of(root))
+        if root.xpath("//form[@id='login']") or _LOGIN_TEXT.search(text):
+            return "login page: the thread needs a logged-in account"
+        for marker, what in _FOREIGN:
+            if marker in data:
+                return f"{what}, not phpBB"
+        if self.looks_like(data):
+            box = first(root, _MESSAGE_BOX)
+            if box is not None:
+                return f"forum message: {collapse(text_of(box))[:160]}"
+            return "phpBB page without posts"
+        return "no phpBB markup found"
+
+    def _number_and_count(self, boxes: Pagination, url: str,
+                          per_page: int) -> tuple[int, int | None]:
+        """Page x of y from the pagination text, else the active item, else start= (§2.1)."""
+        if boxes.shown:
+            return boxes.shown
+        count = max(boxes.numbers) if boxes.numbers else None
+        if boxes.active:
+            return boxes.active, max(count or 0, boxes.active)
+        topic = split_topic_url(url)
+        number = _start(topic) // per_page + 1 if topic else 1
+        return number, max(count, number) if count else None
+
+    def _next_url(self, boxes: Pagination, url: str, number: int, count: int | None,
+                  per_page: int) -> str | None:
+        if boxes.next_href:
+            return self.normalise_url(urljoin(url, boxes.next_href))
+        if count is not None and number < count and split_topic_url(url):
+            return self.page_url(url, number + 1, per_page)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Pagination:
+    """What the page's pagination boxes say (prosilver div.pagination, subSilver span.nav)."""
+
+    shown: tuple[int, int] | None  # "Page x of y"
+    active: int | None  # li.active span (3.1+)
+    numbers: tuple[int, ...]  # page numbers shown as links or current
+    starts: tuple[int, ...]  # start= of every pagination link
+    next_href: str | None  # a[rel=next]
+
+    @classmethod
+    def read(cls, boxes: list[HtmlElement]) -> Pagination:
+        shown: tuple[int, int] | None = None
+        active: int | None = None
+        next_href: str | None = None
+        numbers: list[int] = []
+        starts: list[int] = []
+        for box in boxes:
+            found = None if shown else _PAGE_OF.search(collapse(text_of(box)))
+            if found:
+                number, count = (int(g) for g in found.groups() if g is not None)
+                shown = (number, count)
+            for item in box.iter("a", "span", "strong", "b", "li"):
+                text = (item.text or "").strip() if item.tag != "li" else ""
+                if text.isdigit() and len(text) < 6:
+                    numbers.append(int(text))
+                if item.tag == "li" and "active" in class_set(item) and active is None:
+                    label = collapse(text_of(item))
+                    active = int(label) if label.isdigit() else None
+                href = item.get("href") if item.tag == "a" else None
+                if href:
+                    starts.extend(int(n) for n in _START.findall(href))
+                    if item.get("rel") == "next" and next_href is None:
+                        next_href = href
+        return cls(shown, active, tuple(numbers), tuple(starts), next_href)
+
+    def per_page(self, url: str) -> int | None:
+        """The step between the links' start= values (greatest common divisor)."""
+        step = 0
+        for start in (*self.starts, *(int(n) for n in _START.findall(url))):
+            step = gcd(step, start)
+        return step or None
+
+
+Parts = dict[str, HtmlElement]  # "profile", "author", "content", "notice", "deleted", "signature"
+
+# Posts and their parts are found by plain element walks (DESIGN.md "Performance": several
+# times faster than XPath class tests here); a part a template moved is searched per post.
+# _part_kind checks the exact class tokens.
+_PART_WORDS = re.compile("post|content|notice|signature|author")
+_POST_ID = re.compile(r"p\d+$")
+
+
+def _part_kind(element: HtmlElement) -> str | None:
+    classes = class_set(element)
+    if element.tag == "dl":
+        return "profile" if "postprofile" in classes else None
+    if element.tag == "p" and "author" in classes:
+        return "author"
+    if "post_deleted_msg" in classes or "post-notice" in classes:
+        return "deleted" if "post_deleted_msg" in classes or "deleted" in classes else None
+    for kind in ("content", "notice", "signature"):
+        if kind in classes:
+            return kind
+    return None
+
+
+def _parts_of(post: HtmlElement) -> Parts:
+    """The first element of each kind inside one post."""
+    parts: Parts = {}
+    search = _PART_WORDS.search
+    for element in post.iter("div", "dl", "p"):
+        if element is not post and search(element.get("class") or ""):
+            kind = _part_kind(element)
+            if kind is not None and kind not in parts:
+                parts[kind] = element
+    return parts
+
+
+def _landmarks(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Parts]], list[HtmlElement]]:
+    """One walk: prosilver posts (div#p{ID}.post) with their parts, and the pagination boxes
+    (prosilver div.pagination; subSilver span.nav / td.nav: "Page 1 of 2", "Goto page")."""
+    posts: dict[str, tuple[HtmlElement, Parts]] = {}
+    boxes = []
+    for element in root.iter("div", "span", "td"):
+        classes = element.get("class")
+        if not classes:
+            continue
+        element_id = element.get("id")
+        if element_id and _POST_ID.match(element_id) and "post" in classes.split():
+            posts.setdefault(element_id[1:], (element, _parts_of(element)))
+        elif "pagination" in classes or "nav" in classes:
+            tokens = classes.split()
+            if "pagination" in tokens or (element.tag != "div" and "nav" in tokens):
+                boxes.append(element)
+    return posts, boxes
+
+
+def _subsilver_parts(row: HtmlElement) -> Parts:
+    """§2.2: span.name > b (author), the span.postdetails that is not the "Joined: …" one beside
+    the name (date), the cell holding span.postbody (message), span.gensmall after it (edit)."""
+    parts: Parts = {}
+    for span in row.iter("span"):
+        classes = span.get("class") or ""
+        if "name" in classes.split() and "name" not in parts:
+            bold = span.find(".//b")
+            parts["name"] = bold if bold is not None else span
+        elif "postdetails" in classes and "author" not in parts and not _beside_name(span):
+            parts["author"] = span
+        elif "postbody" in classes and "content" not in parts:
+            parts["content"] = span.getparent()
+        elif "gensmall" in classes and span.getparent() is parts.get("content"):
+            parts.setdefault("notice", span)
+    return parts
+
+
+def _beside_name(span: HtmlElement) -> bool:
+    cell = next(span.iterancestors("td"), None)
+    return cell is not None and any(
+        child.tag == "span" and "name" in (child.get("class") or "").split() for child in cell)
+
+
+def _post_elements(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Parts]], str,
+                                               list[HtmlElement]]:
+    """Post id -> (post element, its parts), in page order, the template family and the
+    pagination boxes."""
+    posts, boxes = _landmarks(root)
+    if posts:
+        return posts, "prosilver", boxes
+    rows: dict[str, tuple[HtmlElement, Parts]] = {}
+    for anchor in _SUBSILVER_ANCHORS(root):
+        if _is_post_id(anchor.get("name")):
+            row = next(anchor.iterancestors("tr"), None)
+            if row is not None:
+                rows[anchor.get("name")] = (row, _subsilver_parts(row))
+    return rows, "subsilver", boxes
+
+
+def _thread_id(root: HtmlElement, url: str) -> str | None:
+    topic = split_topic_url(url)
+    if topic and topic.get("t"):
+        return topic.get("t")
+    for href in compiled("//a[contains(@href, 'viewtopic')]/@href")(root):
+        linked = split_topic_url(urljoin(url, href))
+        if linked and linked.get("t"):
+            return linked.get("t")
+    return None
+
+
+def _title(root: HtmlElement) -> str | None:
+    """h2.topic-title (3.1+), the first h2 (3.0), a.maintitle (phpBB 2), else <title>."""
+    for element in root.iter("h2", "a"):
+        classes = element.get("class") or ""
+        if element.tag == "h2" or "maintitle" in classes:
+            return collapse(text_of(element)) or None
+    heading = root.find(".//title")
+    return collapse(text_of(heading)) if heading is not None else None
+
+
+def _footer_notes(data: bytes, ctx: PageContext) -> tuple[str, ...]:
+    """§2.4: the footer's "All times are UTC-03:00" is a check on the game file's zone."""
+    at = max(data.rfind(marker) for marker in _FOOTER_MARKERS)
+    if at < 0:
+        return ()
+    window = data[at: at + 600].decode(declared_charset(data), "replace")
+    found = _FOOTER_ZONE.search(_TAGS.sub(" ", window))
+    if not found:
+        return ()
+    shown = collapse(found.group(0))
+    offset = times.to_local(ctx.fetched_at, ctx.zone).utcoffset() or timedelta()
+    stated = _stated_offset(shown)
+    if stated is not None and stated != offset:
+        hours = offset.total_seconds() / 3600
+        return (f"footer says {shown!r}, but {ctx.zone} was UTC{hours:+g} at fetch time",)
+    return (f"footer says {shown!r}",)
+
+
+def _stated_offset(text: str) -> timedelta | None:
+    found = re.search(r"(?:UTC|GMT)\s*(?:(?P<sign>[+\-−])\s*(?P<h>\d{1,2})(?::?(?P<m>\d{2}))?)?",
+                      text)
+    if not found:
+        return None
+    summer = timedelta(hours=1) if "[" in text else timedelta()  # 3.0 "[ DST ]" adds an hour
+    if not found["sign"]:
+        return summer
+    minutes = int(found["h"]) * 60 + int(found["m"] or 0)
+    return timedelta(minutes=-minutes if found["sign"] in "-−" else minutes) + summer
+
+
+# ---------------------------------------------------------------------------------------------
+# One post
+
+
+# subSilver has two span.postdetails: "Joined: …" beside the name, the post's date beside it.
+_P_AUTHOR = (f".//p[{has_class_xpath('author')}]",
+             (".//span[contains(@class, 'postdetails')]"
+             "[not(ancestor::td[1][.//span[contains(@class, 'name')]])]"))
+_PROFILE_NAME = (f".//dl[{has_class_xpath('postprofile')}]//dt//a[contains(@class, 'username')]",
+                 (f".//dl[{has_class_xpath('postprofile')}]//dt//a[contains(@href, 'viewprofile')]"
+                 "[normalize-space()]"),
+                 f".//dl[{has_class_xpath('postprofile')}]//dt//strong",
+                 f".//p[{has_class_xpath('author')}]//strong",
+                 ".//span[contains(@class, 'name')]//b",
+                 ".//span[contains(@class, 'name')]//strong")
+# subSilver's bbcode.tpl closes span.postbody around each quote table and reopens it after, so
+# the message is the cell holding the postbody spans, not the first span (§2.2).
+_MESSAGE = (f".//div[{has_class_xpath('content')}]", ".//td[span[contains(@class, 'postbody')]]",
+            ".//span[contains(@class, 'postbody')]")
+_SIGNATURE = (f".//div[{has_class_xpath('signature')}]",)
+_DELETED = (f".//div[{has_class_xpath('post_deleted_msg')}]",
+            f".//*[{has_class_xpath('post-notice')}][{has_class_xpath('deleted')}]")
+_EDIT_NOTICE = ((f".//div[{has_class_xpath('notice')}][not({has_class_xpath('post_deleted_msg')})]"
+                f"[not({has_class_xpath('deleted')})]"),
+                (".//span[contains(@class, 'postbody')]/following-sibling::span"
+                "[contains(@class, 'gensmall')]"))
+_USER_ID = re.compile(r"[?&](?:amp;)?u=(\d+)")
+_LABEL = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)*:\s*")  # "Posted: ", "Publicado: "
+
+
+@dataclass(frozen=True, slots=True)
+class ShownTime:
+    text: str
+    utc: datetime
+    notes: tuple[str, ...]
+
+
+class _PostReader:
+    """Reads the posts of one page; holds what every post needs (engine, context, flavour)."""
+
+    def __init__(self, engine: PhpBB, ctx: PageContext, flavour: str) -> None:
+        self.engine = engine
+        self.ctx = ctx
+        self.flavour = flavour
+        self.fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
+        self.base = urljoin(ctx.url, "viewtopic.php")
+        self.parts: Parts = {}
+
+    def _fail(self, post_id: str, what: str) -> Exception:
+        return ForumError(f"{self.engine.label}: {self.ctx.url}: post {post_id}: {what}")
+
+    def read(self, post_id: str, scope: HtmlElement, parts: Parts, position: int) -> Post:
+        self.parts = parts
+        message = self._part(scope, "content", _MESSAGE)
+        if message is None:
+            raise TruncatedPage(f"{self.engine.label}: {self.ctx.url}: post {post_id} has no "
+                                "message (cut download or changed template)")
+        author, author_id = self._author(post_id, scope)
+        shown = self._time(post_id, scope, author)
+        body = split_body(message, classify, read_quote, read_aside)
+        body = self._with_signature(body, scope)
+        return Post(
+            id=post_id,
+            position=position,
+            permalink=self.base + self._permalink_query(post_id),
+            author=author,
+            author_id=author_id,
+            created_at=shown.utc,
+            time_text=shown.text,
+            zone=self.ctx.zone,
+            body=body,
+            edit=self._edit(scope),
+            fetched_at=self.ctx.fetched_at,
+            page_url=self.ctx.url,
+            deleted=self._deleted(scope),
+            notes=shown.notes,
+        )
+
+    def _permalink_query(self, post_id: str) -> str:
+        anchor = f"p{post_id}" if self.flavour == "prosilver" else post_id
+        return f"?p={post_id}#{anchor}"
+
+    def _part(self, scope: HtmlElement, kind: str, fallback: tuple[str, ...],
+              optional: bool = False) -> HtmlElement | None:
+        """The part found by the page pass; searched in the post when the pass missed it (a
+        moved template part), except optional parts, which are simply absent."""
+        found = self.parts.get(kind)
+        if found is not None or optional:
+            return found
+        return first(scope, fallback)
+
+    def _author(self, post_id: str, scope: HtmlElement) -> tuple[str, str | None]:
+        """Profile link a.username(-coloured) with u=; guests/deleted users as plain text."""
+        found = self.parts.get("name")
+        if found is None:
+            found = _profile_name(self.parts.get("profile"))
+        if found is None:
+            found = first(scope, _PROFILE_NAME)
+        if found is None or not collapse(text_of(found)):
+            raise self._fail(post_id, "no author name (changed template?)")
+        link = found if found.tag == "a" else next(iter(_PROFILE_LINK(found)), None)
+        if link is None and self.flavour == "subsilver":
+            link = _subsilver_profile_link(scope)
+        user = _USER_ID.search(link.get("href", "")) if link is not None else None
+        return collapse(text_of(found)), user.group(1) if user else None
+
+    def _time(self, post_id: str, scope: HtmlElement, author: str) -> ShownTime:
+        box = self._part(scope, "author", _P_AUTHOR)
+        if box is None:
+            raise self._fail(post_id, "no date line (p.author / span.postdetails)")
+        machine = box.findall(".//time[@datetime]")
+        text = collapse(text_of(machine[0])) if machine else _date_text(box, author)
+        if machine:
+            return self._machine_time(machine[0].get("datetime", ""), text)
+        naive = read_shown_time(text, self.fetched_local)
+        if naive is None:
+            raise self._fail(post_id, f"cannot read the date {text!r}")
+        localised = times.localise(naive, self.ctx.zone)
+        return ShownTime(text, localised.utc, tuple(n for n in (localised.note,) if n))
+
+    def _machine_time(self, stamp: str, text: str) -> ShownTime:
+        """<time datetime> wins (DESIGN.md "Time"); a display text more than a minute away
+        from it, read in the board's zone, is reported."""
+        utc = times.parse_iso(stamp)
+        if _shows(text, times.to_local(utc, self.ctx.zone)):
+            return ShownTime(text, utc, ())
+        naive = read_shown_time(text, self.fetched_local)
+        if naive is None:
+            return ShownTime(text, utc, ())
+        shown = times.localise(naive, self.ctx.zone).utc
+        if abs(shown - utc) <= timedelta(minutes=1):
+            return ShownTime(text, utc, ())
+        note = (f"shown time {text!r} reads as {shown:%Y-%m-%d %H:%M} UTC in {self.ctx.zone}, "
+                f"but the page's machine time is {utc:%Y-%m-%d %H:%M:%S} UTC; "
+                "the machine time was used")
+        return ShownTime(text, utc, (note,))
+
+    def _edit(self, scope: HtmlElement) -> EditMarker | None:
+        notice = self._part(scope, "notice", _EDIT_NOTICE, optional=True)
+        if notice is None or not collapse(text_of(notice)):
+            return None
+        links = _PROFILE_LINK(notice)
+        editor = collapse(text_of(links[0])) if links else None
+        return read_edit(text_of(notice), editor, self.fetched_local, self.ctx.zone)
+
+    def _with_signature(self, body: Body, scope: HtmlElement) -> Body:
+        if self.flavour == "subsilver":
+            return split_signature(body)
+        signature = self._part(scope, "signature", _SIGNATURE, optional=True)
+        if signature is None or body.signature:
+            return body
+        return replace(body, signature=block_text(signature))
+
+    def _deleted(self, scope: HtmlElement) -> bool:
+        """Soft-deleted posts shown to moderators (3.1+) carry class `deleted` or a notice."""
+        return "deleted" in class_set(scope) or self._part(scope, "deleted", _DELETED, optional=True) is not None
+
+
+def _shows(text: str, local: datetime) -> bool:
+    """A quick "the display text agrees" test: it holds the local clock time and day number.
+    Most posts pass it, sparing the tokenizer (DESIGN.md "Performance")."""
+    clocks = (f"{local.hour % 12 or 12}:{local.minute:02d}", f"{local.hour:02d}:{local.minute:02d}")
+    has_clock = any(f" {clock}" in f" {text}" for clock in clocks)
+    return has_clock and f" {local.day:02d}" in f" {text}" or has_clock and f" {local.day}" in text
+
+
+def _profile_name(profile: HtmlElement | None) -> HtmlElement | None:
+    """dl.postprofile > dt: a.username / a.username-coloured, else a plain <strong> (guests)."""
+    if profile is None:
+        return None
+    fallback = None
+    for link in profile.iter("a"):
+        if "username" in (link.get("class") or ""):
+            return link
+        if fallback is None and "viewprofile" in (link.get("href") or "") and link.text:
+            fallback = link  # 3.0: a plain profile link in the dt
+    if fallback is not None:
+        return fallback
+    term = profile.find("dt")
+    return term.find(".//strong") if term is not None else None
+
+
+def _subsilver_profile_link(row: HtmlElement) -> HtmlElement | None:
+    """subSilver puts the profile button in the row after the post's row (§2.2)."""
+    following = row.getnext()
+    if following is None or following.xpath(".//span[contains(@class, 'name')]/a[@name]"):
+        return None
+    return next(iter(_PROFILE_LINK(following)), None)
+
+
+def _date_text(box: HtmlElement, author: str) -> str:
+    """3.0/3.1 print the date as bare text after "by <strong>X</strong> » " (any language);
+    subSilver's span.postdetails reads "Posted: DATE  Post subject: …" (§2.1, §2.2)."""
+    text = collapse(text_of(box))
+    if "»" in text:
+        text = text.rsplit("»", 1)[1]
+    elif author and author in text:
+        text = text.split(author, 1)[1]
+    text = _LABEL.sub("", text.strip(" :-–|,"), count=1)
+    clock = _CLOCK.search(text)
+    return text[: clock.end()].strip() if clock else text.strip()

@@ -1,0 +1,339 @@
+"""phpBB adapter: saved pages (fixtures/phpbb/), URLs, dates, edit notices, errors."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import casefiles
+import pytest
+from tally.adapters.base import PageContext
+from tally.adapters.phpbb import PhpBB, read_edit, read_shown_time
+
+from tally import times
+from tally.errors import NotAThreadPage, TruncatedPage
+
+ENGINE = PhpBB()
+CASES = casefiles.case_dirs("phpbb")
+ERRORS = casefiles.FIXTURES / "phpbb" / "errors"
+KIRA = casefiles.FIXTURES / "phpbb" / "kira-en"
+TOPIC = "https://forum.example.org/viewtopic.php?f=3&t=412"
+
+
+def _ctx(url: str = TOPIC, fetched: str = "2016-01-18T03:20:00Z", zone: str = "UTC",
+         per_page: int | None = None) -> PageContext:
+    return PageContext(url=url, fetched_at=times.parse_iso(fetched), zone=zone, per_page=per_page)
+
+
+def _kira_page(number: int) -> bytes:
+    return (KIRA / f"page-{number}.html").read_bytes()
+
+
+# --- saved pages ------------------------------------------------------------------------------
+
+
+def test_every_flavour_has_a_case() -> None:
+    assert {"kira-en", "spanish-30", "phpbb2-en"} <= {p.name for p in CASES}
+
+
+@pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
+def test_case(case_dir: Path) -> None:
+    case = casefiles.load_case(case_dir)
+    assert "source" in case.meta, f"{case.name}: case.toml must say where its markup comes from"
+    wanted = {page["file"]: page for page in case.expected["pages"]}
+    assert set(wanted) == {page.file for page in case.pages}
+    for saved in case.pages:
+        page = ENGINE.parse_page(saved.data, saved.ctx)
+        casefiles.check_page(page, wanted[saved.file], f"{case.name}/{saved.file}")
+        for post in page.posts:
+            assert post.zone == saved.ctx.zone and post.fetched_at == saved.ctx.fetched_at
+            assert post.page_url == saved.ctx.url
+            assert post.created_at.utcoffset() is not None
+
+
+def test_kira_thread_is_sixty_posts_in_order_with_permalinks() -> None:
+    case = casefiles.load_case(KIRA)
+    posts = [post for saved in case.pages for post in ENGINE.parse_page(saved.data, saved.ctx).posts]
+    assert [p.position for p in posts] == list(range(1, 61))
+    assert [p.created_at for p in posts] == sorted(p.created_at for p in posts)
+    assert posts[2].permalink == "https://forum.example.org/viewtopic.php?p=5003#p5003"
+    assert {p.author for p in posts} == {"Ryuk", "Alice", "Bob", "Carol", "Dan", "Eve", "Frank",
+                                         "Grace", "Heidi", "Ivan", "Judy", "Watari"}
+
+
+def test_kira_pages_link_and_count() -> None:
+    case = casefiles.load_case(KIRA)
+    pages = [ENGINE.parse_page(saved.data, saved.ctx) for saved in case.pages]
+    assert [(p.number, p.count) for p in pages] == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert [p.next_url for p in pages] == [f"{TOPIC}&start=15", f"{TOPIC}&start=30",
+                                           f"{TOPIC}&start=45", None]
+    assert {(p.thread_id, p.title) for p in pages} == {("412", "Kira Game 7 — Day 1")}
+    assert pages[0].notes == ("footer says 'All times are UTC'",)
+
+
+def test_per_page_comes_from_the_links_or_the_game_file() -> None:
+    # The board shows 15 per page; with no per_page given it is read off the start= links.
+    page = ENGINE.parse_page(_kira_page(2), _ctx(f"{TOPIC}&start=15"))
+    assert page.posts[0].position == 16
+    # A page number shown on the page wins over a URL that says otherwise (?p= links).
+    page = ENGINE.parse_page(_kira_page(3), _ctx("https://forum.example.org/viewtopic.php?p=5040"))
+    assert (page.number, page.posts[0].position) == (3, 31)
+
+
+def test_quoted_and_spoilered_votes_are_not_own_text() -> None:
+    page = ENGINE.parse_page(_kira_page(4), _ctx(f"{TOPIC}&start=45"))
+    quoting = page.posts[0]
+    assert quoting.id == "5046"
+    assert quoting.body.own == "Still not convinced by this."
+    assert quoting.body.quotes[0].author == "Bob"
+    assert "vote: Dan" in quoting.body.quotes[0].text
+    assert "Sun Jan 17" not in quoting.body.quotes[0].text  # the cite's date is not quote text
+    spoiler = ENGINE.parse_page(_kira_page(3), _ctx(f"{TOPIC}&start=30")).posts[11]
+    assert (spoiler.id, spoiler.body.spoilers) == ("5042", ("vote: Judy",))
+    assert "vote: Judy" not in spoiler.body.own
+
+
+# --- a post in isolation ------------------------------------------------------------------------
+
+POST = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title></head>
+<body id="phpbb" class="section-viewtopic"><div id="page-body">
+<h2 class="topic-title"><a href="./viewtopic.php?t=9">T</a></h2>
+<div id="p77" class="post has-profile bg2{extra_class}"><div class="inner">
+<dl class="postprofile" id="profile77"><dt><a href="./memberlist.php?mode=viewprofile&amp;u=5"
+ class="username">Bob</a></dt></dl>
+<div class="postbody"><div id="post_content77">
+<p class="author"><span class="responsive-hide">by <strong><a href="./memberlist.php?mode=viewprofile&amp;u=5"
+ class="username">Bob</a></strong> &raquo; </span>{date}</p>
+<div class="content">{content}</div>{notice}
+</div></div></div></div>
+</div></body></html>"""
+
+
+def _one_post(content: str = "hello", date: str = "Sun Jan 17, 2016 12:02 pm", notice: str = "",
+              extra_class: str = "", **ctx: str):
+    html = POST.format(content=content, date=date, notice=notice, extra_class=extra_class)
+    page = ENGINE.parse_page(html.encode(), _ctx("https://f.example/viewtopic.php?t=9", **ctx))
+    assert len(page.posts) == 1
+    return page.posts[0]
+
+
+def test_machine_time_wins_and_a_disagreeing_display_is_noted() -> None:
+    post = _one_post(date='<time datetime="2016-01-17T12:02:41+00:00">Sun Jan 17, 2016 1:02 pm'
+                          "</time>")
+    assert post.created_at == datetime(2016, 1, 17, 12, 2, 41, tzinfo=times.UTC)
+    assert post.time_text == "Sun Jan 17, 2016 1:02 pm"
+    assert len(post.notes) == 1
+    assert "'Sun Jan 17, 2016 1:02 pm'" in post.notes[0] and "machine time" in post.notes[0]
+
+
+def test_machine_time_agreeing_in_the_board_zone_has_no_note() -> None:
+    # 12:02 UTC is 13:02 in Madrid in January: the display text agrees.
+    post = _one_post(date='<time datetime="2016-01-17T12:02:41+00:00">Dom 17 Ene 2016, 13:02'
+                          "</time>", zone="Europe/Madrid")
+    assert post.notes == ()
+
+
+@pytest.mark.parametrize(("fetched", "shown", "utc"), [
+    ("2016-01-20T10:00:00Z", "Today, 9:15 am", "2016-01-20T09:15:00Z"),
+    ("2016-01-21T10:00:00Z", "Today, 9:15 am", "2016-01-21T09:15:00Z"),
+    ("2016-01-20T10:00:00Z", "Yesterday, 11:58 pm", "2016-01-19T23:58:00Z"),
+    ("2016-03-01T00:30:00Z", "Yesterday, 11:58 pm", "2016-02-29T23:58:00Z"),
+    ("2016-01-20T10:00:00Z", "less than a minute ago", "2016-01-20T10:00:00Z"),
+    ("2016-01-20T10:00:00Z", "7 minutes ago", "2016-01-20T09:53:00Z"),
+])
+def test_relative_dates_resolve_against_the_fetch_time(fetched: str, shown: str, utc: str) -> None:
+    post = _one_post(date=shown, fetched=fetched)
+    assert post.created_at == times.parse_iso(utc)
+    assert post.time_text == shown
+
+
+def test_relative_spanish_dates_use_the_board_zone() -> None:
+    # Fetched 23:30 UTC = 00:30 on the 21st in Madrid: "Hoy" is the 21st there, "Ayer" the 20th.
+    today = _one_post(date="Hoy, 00:10", fetched="2016-01-20T23:30:00Z", zone="Europe/Madrid")
+    assert today.created_at == times.parse_iso("2016-01-20T23:10:00Z")
+    yesterday = _one_post(date="Ayer, 23:50", fetched="2016-01-20T23:30:00Z",
+                          zone="Europe/Madrid")
+    assert yesterday.created_at == times.parse_iso("2016-01-20T22:50:00Z")
+
+
+@pytest.mark.parametrize(("shown", "wall"), [
+    ("Sun Jan 17, 2016 12:02 pm", datetime(2016, 1, 17, 12, 2)),
+    ("Sun Jan 17, 2016 12:02 am", datetime(2016, 1, 17, 0, 2)),
+    ("Dom 17 Ene 2016, 12:02", datetime(2016, 1, 17, 12, 2)),
+    ("Dom Ene 17, 2016 12:02 pm", datetime(2016, 1, 17, 12, 2)),
+    ("Mar 19 Ene 2016, 21:58", datetime(2016, 1, 19, 21, 58)),  # "Mar" is Tuesday, not March
+    ("17 Jan 2016, 23:59:59", datetime(2016, 1, 17, 23, 59, 59)),
+    ("2016-01-17 08:05", datetime(2016, 1, 17, 8, 5)),
+])
+def test_tolerant_date_tokenizer(shown: str, wall: datetime) -> None:
+    assert read_shown_time(shown, datetime(2016, 2, 1, 12, 0)) == wall
+
+
+def test_a_date_it_cannot_read_names_the_post() -> None:
+    with pytest.raises(Exception, match=r"phpBB: https://f\.example/viewtopic\.php\?t=9: post 77: "
+                                        r"cannot read the date 'whenever'"):
+        _one_post(date="whenever")
+
+
+def test_nested_quote_is_one_outer_quote() -> None:
+    post = _one_post(content='<blockquote><div><cite>Ann wrote:</cite><blockquote><div><cite>Bob '
+                             'wrote:</cite>vote: Cid</div></blockquote>inner reply</div>'
+                             '</blockquote>vote: Dee')
+    assert post.body.own == "vote: Dee"
+    assert [q.author for q in post.body.quotes] == ["Ann"]
+    assert "vote: Cid" in post.body.quotes[0].text and "inner reply" in post.body.quotes[0].text
+
+
+def test_uncited_quote_code_and_bold_forms() -> None:
+    post = _one_post(content='<blockquote class="uncited"><div>vote: Ann</div></blockquote>'
+                             '<b>vote: Bo</b><br /><span style="font-weight: bold">##vote Cy</span>'
+                             '<div class="codebox"><p>Code: <a href="#">Select all</a></p><pre>'
+                             '<code>vote: Dee</code></pre></div>')
+    assert post.body.own == "vote: Bo\n##vote Cy"
+    assert post.body.bold == ("vote: Bo", "##vote Cy")
+    assert post.body.quotes[0].author is None and post.body.code == ("vote: Dee",)
+
+
+@pytest.mark.parametrize(("notice", "editor", "edited", "count"), [
+    (('Last edited by <a href="./memberlist.php?mode=viewprofile&amp;u=2" class="username-coloured"'
+     ' style="color: #00AA00;">Ryuk</a> on Sun Jan 17, 2016 4:05 pm, edited 3 times in total.'
+     "<br /><strong>Reason:</strong> fixed tags"), "Ryuk", "2016-01-17T16:05:00Z", 3),
+    ("Última edición por Zven el Miér 20 Ene 2016, 09:19, editado 1 vez en total.",
+     "Zven", "2016-01-20T09:19:00Z", 1),
+    ("Last edited by Alice on Sun Jan 17, 2016 12:10 pm; edited 2 times in total",
+     "Alice", "2016-01-17T12:10:00Z", 2),
+    ("Ultima edición por Pepe el Dom 17 Ene 2016, 12:10, editado 4 veces",
+     "Pepe", "2016-01-17T12:10:00Z", 4),
+])
+def test_edit_notices_english_and_spanish(notice: str, editor: str, edited: str,
+                                          count: int) -> None:
+    post = _one_post(notice=f'<div class="notice">{notice}</div>')
+    assert post.edit is not None
+    assert (post.edit.editor, post.edit.edited_at, post.edit.times) == \
+        (editor, times.parse_iso(edited), count)
+    assert "edit" in post.edit.text.lower() or "edici" in post.edit.text.lower()
+
+
+def test_read_edit_ignores_text_that_is_no_edit_notice() -> None:
+    assert read_edit("This post was reported.", None, datetime(2016, 1, 1), "UTC") is None
+
+
+def test_deleted_notice_marks_the_post_deleted_not_edited() -> None:
+    post = _one_post(extra_class=" deleted", notice='<div class="post-notice deleted"><strong>This '
+                     "post was deleted by Ryuk on Sun Jan 17, 2016 5:00 pm.</strong></div>")
+    assert post.deleted is True and post.edit is None
+    soft = _one_post(notice='<div class="notice post_deleted_msg">This post was deleted by Ryuk '
+                            "on Sun Jan 17, 2016 5:00 pm.</div>")
+    assert soft.deleted is True and soft.edit is None
+
+
+def test_guest_author_has_no_account_id() -> None:
+    html = POST.format(content="hi", date="Sun Jan 17, 2016 12:02 pm", notice="", extra_class="")
+    html = html.replace('<a href="./memberlist.php?mode=viewprofile&amp;u=5"\n class="username">'
+                        "Bob</a>", "Casper").replace(
+        '<strong><a href="./memberlist.php?mode=viewprofile&amp;u=5"\n class="username">Bob</a>'
+        "</strong>", "<strong>Casper</strong>")
+    post = ENGINE.parse_page(html.encode(), _ctx("https://f.example/viewtopic.php?t=9")).posts[0]
+    assert (post.author, post.author_id) == ("Casper", None)
+
+
+def test_footer_zone_that_disagrees_with_the_game_file_is_noted() -> None:
+    page = ENGINE.parse_page(_kira_page(1), _ctx(f"{TOPIC}&start=0", zone="America/Sao_Paulo"))
+    assert page.notes == (("footer says 'All times are UTC', but America/Sao_Paulo was UTC-2 at "
+                          "fetch time"),)
+
+
+# --- URLs -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", [
+    "https://forum.example.org/viewtopic.php?t=412",
+    "https://forum.example.org/viewtopic.php?f=3&t=412&start=30",
+    "https://forum.example.org/viewtopic.php?p=5003#p5003",
+    "https://forum.example.org/community/games/viewtopic.php?f=3&t=412",
+    "file:///mirror/forum.example.org/viewtopic4f2a.html?f=3&t=412&start=15",
+])
+def test_accepts_phpbb_topic_urls(url: str) -> None:
+    assert ENGINE.accepts(url)
+
+
+@pytest.mark.parametrize("url", [
+    "https://forum.example.org/viewforum.php?f=3",
+    "https://forum.example.org/viewtopic.php",
+    "https://laratonera.foroactivo.com/t245-votaciones",
+    "https://bbs.example.cn/forum.php?mod=viewthread&tid=8812",
+])
+def test_rejects_other_urls(url: str) -> None:
+    assert not ENGINE.accepts(url)
+
+
+def test_thread_key_page_url_and_page_number() -> None:
+    url = "https://forum.example.org/viewtopic.php?f=3&t=412&start=30&sid=0123abcd#p5040"
+    assert ENGINE.thread_key(url) == "t=412"
+    assert ENGINE.thread_key("https://forum.example.org/viewtopic.php?p=5003") == "p=5003"
+    assert ENGINE.page_number(url) == 4
+    assert ENGINE.page_number(url, per_page=15) == 3
+    assert ENGINE.page_number("https://forum.example.org/viewtopic.php?t=412") == 1
+    assert ENGINE.page_url(url, 1, per_page=15) == f"{TOPIC}&start=0"
+    assert ENGINE.page_url(url, 4, per_page=15) == f"{TOPIC}&start=45"
+    assert ENGINE.page_url(url, 2) == f"{TOPIC}&start=10"  # phpBB 3 default: 10 per page
+
+
+def test_normalise_url_strips_sid_and_fragment() -> None:
+    url = "https://forum.example.org/viewtopic.php?f=3&sid=9f8e7d6c&t=412&start=15#p5020"
+    assert ENGINE.normalise_url(url) == f"{TOPIC}&start=15"
+
+
+# --- detection and errors ---------------------------------------------------------------------
+
+
+def test_looks_like_phpbb_pages_only() -> None:
+    assert ENGINE.looks_like(_kira_page(1))
+    assert ENGINE.looks_like((casefiles.FIXTURES / "phpbb/phpbb2-en/page-1.html").read_bytes())
+    assert not ENGINE.looks_like((ERRORS / "discuz.html").read_bytes())
+    forumotion = casefiles.FIXTURES / "forumotion" / "espia-phpbb3-es" / "page-1.html"
+    if forumotion.exists():  # Forumotion's phpBB3 theme also has body#phpbb: not ours
+        assert not ENGINE.looks_like(forumotion.read_bytes())
+
+
+@pytest.mark.parametrize(("name", "what"), [
+    ("login.html", "login page: the thread needs a logged-in account"),
+    ("notfound.html", "forum message: Information The requested topic does not exist."),
+    ("discuz.html", "a Discuz! page, not phpBB"),
+])
+def test_not_a_thread_page(name: str, what: str) -> None:
+    with pytest.raises(NotAThreadPage) as caught:
+        ENGINE.parse_page((ERRORS / name).read_bytes(), _ctx())
+    assert str(caught.value) == f"phpBB: {TOPIC}: not a thread page ({what})"
+
+
+def test_truncated_page() -> None:
+    with pytest.raises(TruncatedPage) as caught:
+        ENGINE.parse_page((ERRORS / "truncated.html").read_bytes(), _ctx(f"{TOPIC}&start=15"))
+    assert str(caught.value) == (f"phpBB: {TOPIC}&start=15: page is cut off after post 5021 "
+                                 "(no closing </html>)")
+
+
+def test_a_post_cut_before_its_message_is_truncated_even_with_a_closing_tag() -> None:
+    data = _kira_page(1)
+    cut = data[: data.index(b'<div class="content">', data.index(b'id="p5015"'))] + b"</html>"
+    with pytest.raises(TruncatedPage, match="post 5015 has no message"):
+        ENGINE.parse_page(cut, _ctx(f"{TOPIC}&start=0"))
+
+
+# --- phpBB 2 ------------------------------------------------------------------------------------
+
+
+def test_phpbb2_quote_table_signature_and_staff_edit() -> None:
+    case = casefiles.load_case(casefiles.FIXTURES / "phpbb" / "phpbb2-en")
+    page = ENGINE.parse_page(case.pages[0].data, case.pages[0].ctx)
+    by_id = {post.id: post for post in page.posts}
+    quoting = by_id["305"]
+    assert quoting.body.own == "Agreed.\n##vote Tom"
+    assert [(q.author, q.text) for q in quoting.body.quotes] == [("Zoë", "##vote Tom")]
+    staff = by_id["310"]
+    assert staff.body.own == "##vote Tom" and staff.body.signature == "Rick - mafia since 2003"
+    assert staff.edit is not None and staff.edit.editor == "Moderator"
+    assert staff.permalink == "http://mafia.example.net/phpBB2/viewtopic.php?p=310#310"
+    assert by_id["308"].author_id is None  # a guest has no profile button
+    assert page.notes == ("footer says 'All times are GMT - 5 Hours'",)
