@@ -1,0 +1,668 @@
+"""Forumotion (Forumactif, Foroactivo/forosactivos, forumotion.com and custom domains).
+
+One engine, six stock themes (FORUMS.md §1.1): phpBB2, phpBB3, PunBB, Invision, ModernBB and
+AwesomeBB, told apart by the page skeleton. Admins edit templates freely (§1.8), so a post is
+found by its `post--ID` class (§1.2, on every theme), its author by the `/u{id}` profile link,
+and each theme only says where to look first for the date line and the message.
+
+Dates are display text only (§1.3): "Dom 17 Ene 2016, 12:02", "Lun 18 Jan 2016 - 21:58",
+"Aujourd'hui à 21:58", "Hoy a las 21:58", "Yesterday at 12:02"... read as naive wall time in
+the board's zone and localised by tally.times.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from math import gcd
+from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
+from lxml.html import HtmlElement
+from tally.adapters.base import Engine, PageContext
+from tally.adapters.html import (
+    Aside,
+    block_text,
+    class_set,
+    collapse,
+    compiled,
+    first,
+    has_class_xpath,
+    parse_tree,
+    split_body,
+    text_of,
+)
+
+from tally import times
+from tally.errors import TruncatedPage
+from tally.model import Body, EditMarker, Page, Post, Quote
+
+
+def _c(name: str) -> str:
+    return has_class_xpath(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Themes (FORUMS.md §1.1, §1.2): where each stock viewtopic_body puts the author, date, message.
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    name: str
+    author: tuple[str, ...]  # containers holding the poster's name (and /u link)
+    date: tuple[str, ...]  # containers whose text ends with {POST_DATE(_NEW)}
+    message: tuple[str, ...]  # the element holding {MESSAGE}
+
+
+THEMES: dict[str, Theme] = {
+    "phpbb2": Theme(
+        "phpbb2",
+        author=(f".//span[{_c('name')}]",),
+        date=(f".//span[{_c('postdetails')} and not({_c('poster-profile')})]",),
+        message=(f".//div[{_c('postbody')}]/div[1]",),
+    ),
+    "phpbb3": Theme(
+        "phpbb3",
+        author=(f".//div[{_c('postprofile')}]//dt", f".//p[{_c('author')}]"),
+        date=(f".//p[{_c('author')}]",),
+        message=(f".//div[{_c('content')}]/div[1]",),
+    ),
+    "punbb": Theme(
+        "punbb",
+        author=(f".//h4[{_c('username')}]",),
+        date=(f".//div[{_c('posthead')}]/h2", f".//div[{_c('posthead')}]"),
+        message=(
+            f".//div[{_c('entry-content')}]/div[not({_c('vote')})][1]/div[1]",
+            f".//div[{_c('entry-content')}]",
+        ),
+    ),
+    "invision": Theme(
+        "invision",
+        author=(f".//dl[{_c('postprofile-details')}]", f".//div[{_c('postprofile')}]"),
+        date=(f".//div[{_c('postbody-head')}]//p[{_c('author')}]", f".//p[{_c('author')}]"),
+        message=(f".//div[{_c('post-entry')}]/div[1]",),
+    ),
+    "modernbb": Theme(
+        "modernbb",
+        author=(f".//div[{_c('postprofile-name')}]", f".//div[{_c('postprofile')}]//dt"),
+        date=(f".//div[{_c('topic-date')}]",),
+        message=(f".//div[{_c('content')}]/div[1]",),
+    ),
+    "awesomebb": Theme(
+        "awesomebb",
+        author=(f".//span[{_c('post-author-name')}]", f".//aside[{_c('post-aside')}]"),
+        date=(f".//span[{_c('post-date')}]", f".//div[{_c('post-footer')}]"),
+        message=(f".//div[{_c('post-content')}]",),
+    ),
+}
+
+
+def detect_theme(root: HtmlElement) -> str | None:
+    """The stock theme from the page skeleton (FORUMS.md §1.1, fam.js order), or None."""
+    body = root.find("body")
+    body_id = (body.get("id") if body is not None else None) or ""
+    classes, ids, links = _skeleton(root)
+    if "bodylinewidth" in classes:
+        return "phpbb2"
+    if body_id == "phpbb" or "fa_edge" in ids:
+        return "phpbb3"
+    if "pun" in classes:
+        return "punbb"
+    if "ipbwrapper" in ids:
+        return "invision"
+    if body_id == "modernbb":
+        return "modernbb"
+    if "awesomebb" in links or "post-wrap" in classes:
+        return "awesomebb"
+    return None
+
+
+def _skeleton(root: HtmlElement) -> tuple[set[str], set[str], str]:
+    """Class names, ids and stylesheet links of the page's outer layout (one pass each)."""
+    classes = {c for value in _OUTER_CLASSES(root) for c in str(value).split()}
+    ids = {str(value) for value in _OUTER_IDS(root)}
+    return classes, ids, " ".join(str(h) for h in _STYLESHEETS(root)).lower()
+
+
+# Skeleton markers sit high in the tree (body's first levels), where a scan is cheap.
+_OUTER_CLASSES = etree.XPath("/html/body/@class | /html/body/*/@class | /html/body/*/*/@class"
+                             " | //div[contains(@class, 'post-wrap')][1]/@class")
+_OUTER_IDS = etree.XPath("/html/body/*/@id | /html/body/*/*/@id")
+_STYLESHEETS = etree.XPath("/html/head/link/@href")
+
+
+def _theme_order(theme: str | None) -> tuple[Theme, ...]:
+    """The detected theme first, then every other one: overridden templates mix them (§1.8)."""
+    head = (THEMES[theme],) if theme else ()
+    return head + tuple(t for t in THEMES.values() if t.name != theme)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dates (FORUMS.md §1.3): the board's date format is configurable; these cover the stock forms.
+
+_TIME = r"(?P<h>\d{1,2})[:h](?P<mi>\d{2})(?::(?P<s>\d{2}))?(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
+_SEP = r"[\s,\-–]*(?:(?:à|a\s+las|at|às|alle|um)\s+)?"
+_ABSOLUTE = (
+    r"(?:\b(?P<wd>[^\W\d_]{2,5})\.?,?\s+)?"
+    r"(?:(?P<d1>\d{1,2})(?:er)?\s+(?P<m1>[^\W\d_]{3,12})\.?,?\s+(?P<y1>\d{4})"
+    r"|(?P<m2>[^\W\d_]{3,12})\.?\s+(?P<d2>\d{1,2}),?\s+(?P<y2>\d{4})"
+    r"|(?P<d3>\d{1,2})[/.](?P<m3>\d{1,2})[/.](?P<y3>\d{4}))"
+)
+_RELATIVE_WORDS = {
+    # word (accent-free, casefolded) -> days before the fetch date
+    "hoy": 0, "aujourd'hui": 0, "today": 0, "oggi": 0, "hoje": 0,
+    "ayer": 1, "hier": 1, "yesterday": 1, "ieri": 1, "ontem": 1,
+}
+_RELATIVE = r"(?P<rel>hoy|ayer|aujourd['’]hui|hier|today|yesterday|oggi|ieri|hoje|ontem)"
+DATE_RE = re.compile(rf"(?:{_ABSOLUTE}|{_RELATIVE}){_SEP}{_TIME}", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ShownTime:
+    text: str  # as shown ("Dom 17 Ene 2016, 12:02")
+    naive: datetime  # wall time in the board's zone
+
+
+def _naive(match: re.Match[str], fetched_local: datetime) -> datetime | None:
+    g = match.groupdict()
+    hour, minute, second = int(g["h"]), int(g["mi"]), int(g["s"] or 0)
+    if g["ampm"]:
+        hour = hour % 12 + (12 if g["ampm"].lower() == "p" else 0)
+    if g["rel"]:
+        days = _RELATIVE_WORDS[times.fold_word(g["rel"]).replace("’", "'")]
+        return times.days_ago(fetched_local, days, hour, minute, second)
+    if g["d3"]:
+        day, month, year = int(g["d3"]), int(g["m3"]), int(g["y3"])
+    else:
+        day = int(g["d1"] or g["d2"])
+        month_name = g["m1"] or g["m2"]
+        year = int(g["y1"] or g["y2"])
+        month = times.month_number(month_name) or 0
+    try:
+        return datetime(year, month, day, hour, minute, second)
+    except ValueError:  # not a month name, or 31 Feb: not a date after all
+        return None
+
+
+def find_time(text: str, fetched_local: datetime) -> ShownTime | None:
+    """The LAST date-and-time in `text`: it ends the header line, after a subject that may
+    itself hold a date (phpBB2's "Tema: … {POST_DATE}")."""
+    found: ShownTime | None = None
+    for match in DATE_RE.finditer(text):
+        naive = _naive(match, fetched_local)
+        if naive is not None:
+            found = ShownTime(match.group(0).strip(" ,-–"), naive)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Edit notice (FORUMS.md §1.4): phpBB2 wording, in the board's language.
+
+EDIT_RE = re.compile(
+    r"(?:[ÚU]ltima\s+edici[óo]n\s+por|Derni[èe]re\s+[ée]dition\s+par|Last\s+edited\s+by"
+    r"|[ÚU]ltima\s+edi[çc][ãa]o\s+por)\s+(?P<editor>.+?)\s+(?:el|le|on|em)\s+(?P<when>.+?)"
+    r"\s*[,;]\s*(?:editado|[ée]dit[ée]|edited)\s+(?P<times>\d+)\s+"
+    r"(?:vez|veces|fois|times?|vezes)\b",
+    re.IGNORECASE,
+)
+
+
+def read_edit(line: str, ctx: PageContext, fetched_local: datetime) -> EditMarker | None:
+    match = EDIT_RE.search(line)
+    if not match:
+        return None
+    shown = find_time(match.group("when"), fetched_local)
+    edited_at = times.localise(shown.naive, ctx.zone).utc if shown else None
+    return EditMarker(
+        text=collapse(line),
+        editor=collapse(match.group("editor")),
+        edited_at=edited_at,
+        times=int(match.group("times")),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Message blocks (FORUMS.md §1.5): dl.codebox quotes/code, dl.spoiler, dl.hidecode, and the
+# blockquote forms of newer templates.
+
+_CODE_CAPTION = re.compile(r"^(code|c[óo]digo|codice|код)\s*:?$", re.IGNORECASE)
+_QUOTE_CAPTION = re.compile(
+    r"^(?P<author>.+?)\s+(?:escribi[óo]|a\s+[ée]crit|wrote|ha\s+scritto|escreveu|написал\(?а?\)?)"
+    r"\s*:?$",
+    re.IGNORECASE,
+)
+_SIGNATURE_CLASSES = frozenset(("signature_div", "sig-content", "post-signature", "signature"))
+_SPOILER_CLASSES = frozenset(("spoiler", "hidecode", "spoiler_content", "spoiler-content"))
+_DROP_CLASSES = frozenset(("attachbox", "vote"))
+
+
+def _caption(element: HtmlElement) -> str:
+    caption = first(element, ("./dt", "./cite", "./div/cite", f"./*[{_c('cite')}]"))
+    return collapse(text_of(caption)) if caption is not None else ""
+
+
+_SIGNATURES = etree.XPath(".//*[contains(@class, 'sig')]")  # filtered by classify()
+# Text nodes that may start an edit notice (§1.4 wordings), found by libxml2 in one pass.
+_EDIT_WORDS = etree.XPath(
+    "//text()[contains(., 'dición') or contains(., 'dicion') or contains(., 'dition')"
+    " or contains(., 'edited') or contains(., 'dição')]"
+)
+_POST_LINKS = etree.XPath(".//a[contains(@href, $anchor)]/@href")
+_MAYBE_BLOCK_TAGS = frozenset(("blockquote", "pre", "code"))
+
+
+def classify(element: HtmlElement) -> Aside | None:
+    tag = element.tag
+    if tag not in _MAYBE_BLOCK_TAGS and not element.get("class"):
+        return None  # the common case, kept cheap: most message markup has no class
+    classes = class_set(element)
+    if classes & _SIGNATURE_CLASSES:
+        return "signature"
+    if classes & _SPOILER_CLASSES:
+        return "spoiler"
+    if classes & _DROP_CLASSES:
+        return "drop"
+    if tag == "dl" and "codebox" in classes:
+        return "code" if _CODE_CAPTION.match(_caption(element)) else "quote"
+    if tag == "blockquote" or (tag in ("div", "td") and "quote" in classes):
+        return "quote"
+    if tag in ("pre", "code") or "codebox" in classes or "code" in classes:
+        return "code"
+    return None
+
+
+def _caption_node(element: HtmlElement) -> bool:
+    # dd.spoiler_closed may hold the spoiler's text itself (§1.5 is unsure): keep it.
+    return element.tag in ("dt", "cite") or "cite" in class_set(element)
+
+
+def read_quote(element: HtmlElement) -> Quote:
+    """A quote's text (nested quotes included) and its cited author ("Zven escribió:")."""
+    match = _QUOTE_CAPTION.match(_caption(element))
+    return Quote(
+        text=block_text(element, _caption_node),
+        author=collapse(match.group("author")) if match else None,
+    )
+
+
+def read_aside(element: HtmlElement) -> str:
+    return block_text(element, _caption_node)
+
+
+# ---------------------------------------------------------------------------------------------
+# URLs (FORUMS.md §1.6): /t{id}-{slug}, page N at /t{id}p{(N-1)*K}-{slug}.
+
+TOPIC_PATH = re.compile(r"^/t(?P<id>\d+)(?:p(?P<start>\d+))?(?:-(?P<slug>[^/?#]*))?$")
+VIEWTOPIC = re.compile(r"^/viewtopic$")
+_PAGES_JS = re.compile(r"start\s*=\s*\(start\s*>\s*(\d+)\)\s*\?\s*\1\s*:\s*start;")
+_PER_PAGE_JS = re.compile(r"start\s*=\s*\(start\s*-\s*1\)\s*\*\s*(\d+);")
+_POST_CLASS = re.compile(r"(?:^|\s)post--(\d+)(?:\s|$)")
+_HIDDEN_BYTES = re.compile(rb"showHiddenMessage\(\d+\)|hidden-title--\d+")
+_HIDDEN_REF = re.compile(r"showHiddenMessage\((\d+)\)|hidden-title--(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class TopicUrl:
+    base: str  # scheme://host
+    topic: str
+    start: int
+    slug: str
+
+
+def split_topic_url(url: str) -> TopicUrl | None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    match = TOPIC_PATH.match(parts.path)
+    if match:
+        return TopicUrl(f"{parts.scheme}://{parts.netloc.lower()}", match["id"],
+                        int(match["start"] or 0), match["slug"] or "")
+    query = dict(p.partition("=")[::2] for p in parts.query.split("&") if p)
+    if VIEWTOPIC.match(parts.path) and query.get("t", "").isdigit():
+        start = int(query["start"]) if query.get("start", "").isdigit() else 0
+        return TopicUrl(f"{parts.scheme}://{parts.netloc.lower()}", query["t"], start, "")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine
+
+
+class Forumotion(Engine):
+    name = "forumotion"
+    label = "Forumotion"
+    default_zone = "Europe/Madrid"
+    default_per_page = 15
+
+    # -- URLs -------------------------------------------------------------------------------
+
+    def accepts(self, url: str) -> bool:
+        return split_topic_url(self.normalise_url(url)) is not None
+
+    def _topic(self, url: str) -> TopicUrl:
+        topic = split_topic_url(self.normalise_url(url))
+        if topic is None:
+            raise ValueError(f"{self.label}: {url}: not a Forumotion topic URL (/t123-slug)")
+        return topic
+
+    def thread_key(self, url: str) -> str:
+        topic = self._topic(url)
+        return f"{urlsplit(topic.base).netloc}/t{topic.topic}"
+
+    def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
+        topic = self._topic(url)
+        start = (max(number, 1) - 1) * (per_page or self.default_per_page)
+        offset = f"p{start}" if start else ""
+        return f"{topic.base}/t{topic.topic}{offset}-{topic.slug}"
+
+    def page_number(self, url: str, per_page: int | None = None) -> int:
+        return self._topic(url).start // (per_page or self.default_per_page) + 1
+
+    def looks_like(self, data: bytes) -> bool:
+        head = data[:200_000].lower()
+        markers = (b"illiweb.com", b"forumotion", b"forumactif", b"foroactivo", b"forosactivos")
+        return any(m in head for m in markers) or (
+            b"post--" in head and b"showhiddenmessage" in head
+        )
+
+    # -- parsing ----------------------------------------------------------------------------
+
+    def parse_page(self, data: bytes, ctx: PageContext) -> Page:
+        if b"</html" not in data[-8192:].lower():
+            raise TruncatedPage(
+                f"{self.label}: {ctx.url}: truncated page (no closing </html>; cut download?)"
+            )
+        if not self.looks_like(data):
+            raise self.not_a_thread(ctx, "no Forumotion markup; another engine's page?")
+        root = parse_tree(data)
+        elements = _post_elements(root)
+        if not elements:
+            raise self.not_a_thread(ctx, _why_no_posts(root))
+        text = data.decode("utf-8", "replace") if b"do_pagination_start" in data else ""
+        per_page = (_js_int(_PER_PAGE_JS, text) or ctx.per_page
+                    or self._per_page_from_links(root, ctx) or self.default_per_page)
+        number = self._number(ctx.url, root, per_page)
+        count = self._count(text, root, ctx, number, per_page, len(elements))
+        theme = detect_theme(root)
+        fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
+        reader = _PostReader(self, ctx, _theme_order(theme), fetched_local, data)
+        posts, notes = reader.read_all(root, elements, (number - 1) * per_page)
+        return Page(
+            url=ctx.url,
+            number=number,
+            count=count,
+            posts=tuple(posts),
+            thread_id=self._thread_id(ctx.url, root),
+            title=_title(root),
+            next_url=self._next_url(ctx.url, number, count, per_page),
+            notes=(f"theme: {theme or 'unknown (custom templates)'}",) + tuple(notes),
+        )
+
+    def _per_page_from_links(self, root: HtmlElement, ctx: PageContext) -> int | None:
+        """Posts per page when no JS says it (overridden pagination): the offsets in the page's
+        own URL and its pagination links are multiples of it (§1.6)."""
+        urls = [ctx.url, *_links(root, ctx.url)]
+        starts = [t.start for t in map(split_topic_url, urls) if t is not None and t.start]
+        return gcd(*starts) if starts else None
+
+    def _number(self, url: str, root: HtmlElement, per_page: int) -> int:
+        topic = split_topic_url(self.normalise_url(url))
+        if topic is None:  # a saved file: ask the page where it sits
+            canonical = root.xpath("//link[@rel='canonical']/@href | //meta[@property='og:url']/@content")
+            topic = split_topic_url(str(canonical[0])) if canonical else None
+        return topic.start // per_page + 1 if topic else 1
+
+    def _count(self, text: str, root: HtmlElement, ctx: PageContext, number: int,
+               per_page: int, posts: int) -> int | None:
+        """Pages in the thread: the pagination JS (§1.6), else the highest page linked, else
+        one page when the page has no pagination and is not full (crawler.js stop rule)."""
+        pages = _js_int(_PAGES_JS, text)
+        if pages:
+            return max(pages, number)
+        starts = [t.start for t in map(split_topic_url, _links(root, ctx.url)) if t is not None]
+        if any(starts):
+            return max(max(starts) // per_page + 1, number)
+        return number if posts < per_page else None
+
+    def _thread_id(self, url: str, root: HtmlElement) -> str | None:
+        topic = split_topic_url(self.normalise_url(url))
+        if topic:
+            return topic.topic
+        found = root.xpath("//input[@name='t']/@value")
+        return str(found[0]) if found else None
+
+    def _next_url(self, url: str, number: int, count: int | None, per_page: int) -> str | None:
+        if count is None or number >= count or not self.accepts(url):
+            return None
+        return self.page_url(url, number + 1, per_page)
+
+
+def _js_int(pattern: re.Pattern[str], text: str) -> int | None:
+    found = pattern.search(text)
+    return int(found.group(1)) if found else None
+
+
+_TOPIC_HREFS = etree.XPath("//a[contains(@href, '/t') or contains(@href, 't=')]/@href")
+
+
+def _links(root: HtmlElement, base: str) -> Iterator[str]:
+    """Links that may point at a topic page (the filter keeps urljoin off menus and avatars)."""
+    for href in _TOPIC_HREFS(root):
+        yield urljoin(base, str(href))
+
+
+def _title(root: HtmlElement) -> str | None:
+    heading = first(root, (f"//h1[{_c('page-title')}]", f"//h1[{_c('cattitle')}]", "//h1", "//title"))
+    if heading is None:
+        return None
+    return collapse(text_of(heading)) or None
+
+
+def _post_elements(root: HtmlElement) -> dict[str, HtmlElement]:
+    """Each displayed post by its `post--ID` class (§1.2), first element per id: phpBB2 puts
+    the class on two table rows, the second being the contact bar."""
+    found: dict[str, HtmlElement] = {}
+    for element in root.xpath("//*[contains(@class, 'post--')]"):
+        match = _POST_CLASS.search(element.get("class") or "")
+        if match and match.group(1) not in found:
+            found[match.group(1)] = element
+    return found
+
+
+def _why_no_posts(root: HtmlElement) -> str:
+    """Name what the page is instead: a login wall, a challenge, or the forum's message."""
+    if root.xpath("//form[contains(@action, 'login')]//input[@type='password']"):
+        return "login wall: the forum asks to log in"
+    title = collapse(" ".join(root.xpath("//title//text()"))).lower()
+    if "just a moment" in title or root.xpath("//*[@id='challenge-form' or @id='cf-wrapper']"):
+        return "challenge page: the forum's protection asks for a browser check"
+    message = first(root, (f"//*[{_c('message')}]", f"//*[{_c('panel')}]//p", "//td[@class='row1']"))
+    said = collapse(text_of(message))[:120] if message is not None else ""
+    return f"no post--ID posts; the forum says: {said}" if said else "no post--ID posts"
+
+
+class _PostReader:
+    """Reads the posts of one page; holds what every post needs (engine, context, themes)."""
+
+    def __init__(self, engine: Forumotion, ctx: PageContext, themes: tuple[Theme, ...],
+                 fetched_local: datetime, data: bytes) -> None:
+        self.engine = engine
+        self.data = data
+        self.edit_holders: dict[int, list[HtmlElement]] = {}
+        self.ctx = ctx
+        self.themes = themes
+        self.fetched_local = fetched_local
+
+    def read_all(self, root: HtmlElement, elements: dict[str, HtmlElement],
+                 offset: int) -> tuple[list[Post], list[str]]:
+        hidden = _hidden_blocks(root, self.data)
+        self.edit_holders = _edit_holders(root, elements)
+        posts: list[Post] = []
+        notes: list[str] = []
+        position = offset
+        for slot_id, element in _slots(root, elements, hidden):
+            position += 1
+            if element is None:  # a postrow.hidden block with no post behind it
+                notes.append(f"post {slot_id} (#{position}) is hidden on the page and has no "
+                             f"text to read: {hidden[slot_id]}")
+                continue
+            posts.append(self.read(slot_id, element, position, hidden.get(slot_id)))
+        return posts, notes
+
+    def _find(self, element: HtmlElement, field: str) -> HtmlElement | None:
+        for theme in self.themes:
+            found = first(element, getattr(theme, field))
+            if found is not None:
+                return found
+        return None
+
+    def _fail(self, post_id: str, what: str) -> Exception:
+        return self.engine.not_a_thread(self.ctx, f"post {post_id}: {what}")
+
+    def read(self, post_id: str, element: HtmlElement, position: int,
+             hidden_text: str | None) -> Post:
+        author, author_id = self._author(post_id, element)
+        shown = self._time(post_id, element)
+        localised = times.localise(shown.naive, self.ctx.zone)
+        message = self._find(element, "message")
+        if message is None:
+            raise self._fail(post_id, "no message element (template changed?)")
+        body = split_body(message, classify, read_quote, read_aside)
+        body, edit = self._edit(body, element, message)
+        notes = [n for n in (localised.note,) if n]
+        if hidden_text is not None:
+            notes.append(f"hidden on the page (postrow.hidden): {hidden_text}")
+        return Post(
+            id=post_id,
+            position=position,
+            permalink=self._permalink(post_id, element),
+            author=author,
+            author_id=author_id,
+            created_at=localised.utc,
+            time_text=shown.text,
+            zone=self.ctx.zone,
+            body=self._signature(body, element, message),
+            edit=edit,
+            fetched_at=self.ctx.fetched_at,
+            page_url=self.ctx.url,
+            deleted=False,
+            notes=tuple(notes),
+        )
+
+    def _author(self, post_id: str, element: HtmlElement) -> tuple[str, str | None]:
+        """Name and account id from the /u{id} profile link (§1.2, Lalf), guests by name."""
+        box = self._find(element, "author")
+        for scope in (box, element):
+            if scope is None:
+                continue
+            for link in scope.xpath(".//a[@href]"):
+                match = re.search(r"/u(\d+)(?:[-/?#]|$)", link.get("href"))
+                name = collapse(text_of(link))
+                if match and name:
+                    return name, match.group(1)
+        name = collapse(text_of(box)) if box is not None else ""
+        if not name:
+            raise self._fail(post_id, "no author")
+        return name, None
+
+    def _time(self, post_id: str, element: HtmlElement) -> ShownTime:
+        for theme in self.themes:
+            for path in theme.date:
+                for box in compiled(path)(element):
+                    shown = find_time(collapse(text_of(box)), self.fetched_local)
+                    if shown:
+                        return shown
+        raise self._fail(post_id, "no date found in the post header")
+
+    def _edit(self, body: Body, element: HtmlElement,
+              message: HtmlElement) -> tuple[Body, EditMarker | None]:
+        """The edit notice: after the message on most themes, inside it on AwesomeBB (§1.4)."""
+        lines = body.own.split("\n")
+        if lines and (edit := read_edit(lines[-1], self.ctx, self.fetched_local)):
+            return replace(body, own="\n".join(lines[:-1])), edit
+        for holder in reversed(self.edit_holders.get(id(element), [])):
+            if holder is message or message in holder.iterancestors():
+                continue  # inside the message: a quoted notice is someone else's (C1)
+            for line in reversed(block_text(holder).split("\n")):
+                if edit := read_edit(line, self.ctx, self.fetched_local):
+                    return body, edit
+        return body, None
+
+    def _signature(self, body: Body, element: HtmlElement, message: HtmlElement) -> Body:
+        if body.signature:
+            return body
+        for sig in _SIGNATURES(element):
+            if classify(sig) == "signature" and message not in sig.iterancestors():
+                return replace(body, signature=read_aside(sig))
+        return body
+
+    def _permalink(self, post_id: str, element: HtmlElement) -> str:
+        for href in _POST_LINKS(element, anchor=f"#{post_id}"):
+            if str(href).endswith(f"#{post_id}"):
+                return urljoin(self.ctx.url, str(href))
+        return f"{self.engine.normalise_url(self.ctx.url)}#{post_id}"
+
+
+def _edit_holders(root: HtmlElement,
+                  elements: dict[str, HtmlElement]) -> dict[int, list[HtmlElement]]:
+    """Elements holding edit-notice words, grouped by the post element they sit in."""
+    posts = {id(e) for e in elements.values()}
+    found: dict[int, list[HtmlElement]] = {}
+    for text in _EDIT_WORDS(root):
+        holder = text.getparent()
+        if text.is_tail and holder is not None:
+            holder = holder.getparent()
+        if holder is None:
+            continue
+        for ancestor in holder.iterancestors():
+            if id(ancestor) in posts:
+                found.setdefault(id(ancestor), []).append(holder)
+                break
+    return found
+
+
+def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
+    """postrow.hidden blocks by post id: the showHiddenMessage(ID) link and its text (§1.2)."""
+    found: dict[str, str] = {}
+    if not _HIDDEN_BYTES.search(data):
+        return found  # every page defines showHiddenMessage(id); few call it with a number
+    for node in root.xpath("//a[contains(@href, 'showHiddenMessage') or "
+                           "contains(@onclick, 'showHiddenMessage')] | "
+                           "//*[starts-with(@id, 'hidden-title--')]"):
+        raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
+        match = _HIDDEN_REF.search(raw)
+        if match:
+            post_id = match.group(1) or match.group(2)
+            holder = node.getparent() if node.getparent() is not None else node
+            found.setdefault(post_id, collapse(text_of(holder)))
+    return found
+
+
+def _slots(root: HtmlElement, elements: dict[str, HtmlElement],
+           hidden: dict[str, str]) -> Iterator[tuple[str, HtmlElement | None]]:
+    """Every post place on the page in order: displayed posts, and hidden blocks without one
+    (they still take a place in the page offset, §1.8)."""
+    orphans = set(hidden) - set(elements)
+    if not orphans:
+        yield from elements.items()
+        return
+    seen: set[str] = set()
+    for node in root.iter():
+        key = _slot_key(node, elements, orphans)
+        if key and key not in seen:
+            seen.add(key)
+            yield key, elements.get(key)
+
+
+def _slot_key(node: HtmlElement, elements: dict[str, HtmlElement], orphans: set[str]) -> str | None:
+    if not isinstance(node.tag, str):
+        return None
+    match = _POST_CLASS.search(node.get("class") or "")
+    if match and elements.get(match.group(1)) is node:
+        return match.group(1)
+    raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
+    hidden = _HIDDEN_REF.search(raw)
+    key = (hidden.group(1) or hidden.group(2)) if hidden else None
+    return key if key in orphans else None

@@ -1,0 +1,227 @@
+"""HTML helpers shared by engine parsers: lxml only (DESIGN.md "Performance": no BeautifulSoup).
+
+Engine modules keep their own knowledge (which class is a quote on which forum); what lives here
+is the engine-neutral work: decoding bytes with the charset the page declares, collapsing
+whitespace, and turning a message element into a `Body` (own text with line breaks, bold spans,
+quotes, spoilers, code) given a classifier that names the engine's blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Literal
+
+from lxml import etree
+from lxml import html as lxml_html
+from lxml.html import HtmlElement
+
+from tally.model import Body, Quote
+
+Aside = Literal["quote", "spoiler", "code", "signature", "drop"]
+Classifier = Callable[[HtmlElement], "Aside | None"]
+
+# Elements that start a new line of text when rendered (br is handled on its own).
+BLOCK_TAGS = frozenset((
+    "address", "article", "aside", "blockquote", "center", "dd", "div", "dl", "dt", "fieldset",
+    "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main",
+    "nav", "ol", "p", "pre", "section", "table", "tbody", "td", "th", "thead", "tr", "ul",
+))
+_SILENT_TAGS = frozenset(("script", "style", "noscript", "template", "button", "select"))
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_BOLD_STYLE = re.compile(r"font-weight\s*:\s*(bold|[6-9]00)", re.IGNORECASE)
+
+
+def declared_charset(data: bytes, default: str = "utf-8") -> str:
+    """The charset a page declares in its first <meta> (old boards serve ISO-8859-1 or GBK)."""
+    found = _CHARSET.search(data[:4096])
+    if not found:
+        return default
+    name = found.group(1).decode("ascii", "replace").lower()
+    try:
+        "".encode(name)
+    except LookupError:
+        return default
+    return name
+
+
+def parse_document(data: bytes) -> HtmlElement:
+    """Parse a whole page with the charset it declares (UTF-8 when it declares none)."""
+    parser = lxml_html.HTMLParser(encoding=declared_charset(data), remove_comments=True)
+    return lxml_html.document_fromstring(data, parser=parser)
+
+
+def parse_tree(data: bytes) -> HtmlElement:
+    """Like `parse_document`, with plain lxml elements: no per-node class lookup, which makes
+    walking every node of a message markedly faster. Use `text_of`, not `.text_content()`."""
+    parser = etree.HTMLParser(encoding=declared_charset(data), remove_comments=True)
+    root = etree.fromstring(data, parser=parser)
+    if root is None:
+        return lxml_html.document_fromstring(b"<html></html>")
+    return root
+
+
+def text_of(element: HtmlElement) -> str:
+    """All the text under an element (what lxml.html's text_content() gives)."""
+    return "".join(element.itertext())
+
+
+def collapse(text: str) -> str:
+    """One line, single spaces (non-breaking spaces included), no edges."""
+    return " ".join(text.split())
+
+
+def class_set(element: HtmlElement) -> frozenset[str]:
+    return frozenset((element.get("class") or "").split())
+
+
+def is_bold(element: HtmlElement) -> bool:
+    if element.tag in ("b", "strong"):
+        return True
+    return element.tag == "span" and bool(_BOLD_STYLE.search(element.get("style") or ""))
+
+
+def _lines(parts: list[str]) -> str:
+    """Join rendered pieces: whitespace collapsed inside lines, blank lines dropped."""
+    lines = (collapse(line) for line in "".join(parts).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _render(element: HtmlElement, parts: list[str], visit: Callable[[HtmlElement], bool]) -> None:
+    """Append the text of `element`'s content; `visit(child)` True means "taken out, skip it"."""
+    if element.text:
+        parts.append(element.text)
+    for child in element:
+        tag = child.tag
+        if not isinstance(tag, str):  # comments, processing instructions
+            pass
+        elif tag == "br":
+            parts.append("\n")
+        elif tag in _SILENT_TAGS:
+            pass
+        elif visit(child):
+            parts.append("\n")  # a removed block leaves a line break, not glued words
+        elif tag in BLOCK_TAGS:
+            parts.append("\n")
+            _render(child, parts, visit)
+            parts.append("\n")
+        else:
+            _render(child, parts, visit)
+        if child.tail:
+            parts.append(child.tail)
+
+
+def block_text(element: HtmlElement, skip: Callable[[HtmlElement], bool] | None = None) -> str:
+    """The text of `element` with line breaks kept ("\\n" at <br> and between blocks)."""
+    parts: list[str] = []
+    _render(element, parts, skip or (lambda _child: False))
+    return _lines(parts)
+
+
+def _inside_bold(element: HtmlElement, stop: HtmlElement) -> bool:
+    for ancestor in element.iterancestors():
+        if ancestor is stop:
+            return False
+        if is_bold(ancestor):
+            return True
+    return False
+
+
+def split_body(
+    message: HtmlElement,
+    classify: Classifier,
+    read_quote: Callable[[HtmlElement], Quote],
+    read_aside: Callable[[HtmlElement], str] = block_text,
+) -> Body:
+    """Split a message element into the author's own text and what is not their voice (C1).
+
+    `classify(element)` names an engine block ("quote", "spoiler", "code", "signature",
+    "drop" for chrome such as attachment boxes) or returns None for ordinary markup. Only the
+    outermost quote is collected: a nested quote is part of its parent's text.
+    """
+    quotes: list[Quote] = []
+    spoilers: list[str] = []
+    code: list[str] = []
+    signature: list[str] = []
+    bold: list[str] = []
+
+    def visit(child: HtmlElement) -> bool:
+        kind = classify(child)
+        if kind is None:
+            if is_bold(child) and not _inside_bold(child, message):
+                span = collapse(block_text(child, lambda e: classify(e) is not None))
+                if span:
+                    bold.append(span)
+            return False
+        if kind == "quote":
+            quotes.append(read_quote(child))
+        elif kind == "spoiler":
+            spoilers.append(read_aside(child))
+        elif kind == "code":
+            code.append(read_aside(child))
+        elif kind == "signature":
+            signature.append(read_aside(child))
+        return True
+
+    parts: list[str] = []
+    _render(message, parts, visit)
+    return Body(
+        own=_lines(parts),
+        bold=tuple(bold),
+        quotes=tuple(quotes),
+        spoilers=tuple(spoilers),
+        code=tuple(code),
+        signature="\n".join(s for s in signature if s),
+    )
+
+
+@lru_cache(maxsize=512)
+def compiled(path: str) -> etree.XPath:
+    """A compiled XPath, kept: compiling on every call costs more than the search itself."""
+    return etree.XPath(path)
+
+
+def first(element: HtmlElement, xpaths: tuple[str, ...]) -> HtmlElement | None:
+    """The first element found by the first XPath (in order) that finds one."""
+    for path in xpaths:
+        found = compiled(path)(element)
+        if found:
+            return found[0]
+    return None
+
+
+def has_class_xpath(name: str) -> str:
+    """An XPath predicate body true for elements whose class list holds `name`."""
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+# Charset labels as browsers read them (WHATWG Encoding Standard): a page that says gb2312 or
+# gbk is decoded as GB18030 and one that says big5 as Big5-HKSCS, so characters outside the
+# narrow tables still come out (FORUMS.md §4.4: Chinese boards run GBK/BIG5 editions).
+_BROWSER_CODECS = {
+    "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "gb_2312-80": "gb18030",
+    "csgb2312": "gb18030", "chinese": "gb18030", "iso-ir-58": "gb18030",
+    "big5": "big5hkscs", "big5-hkscs": "big5hkscs", "cn-big5": "big5hkscs",
+    "x-x-big5": "big5hkscs", "csbig5": "big5hkscs",
+    "iso-8859-1": "cp1252", "latin1": "cp1252", "us-ascii": "cp1252", "ascii": "cp1252",
+}
+
+
+def browser_codec(label: str) -> str:
+    """The Python codec a browser would use for a declared charset label."""
+    name = label.strip().lower()
+    return _BROWSER_CODECS.get(name, name)
+
+
+def parse_document_as_browser(data: bytes) -> HtmlElement:
+    """Like `parse_document`, but decoding the declared charset as a browser does.
+
+    Non-UTF-8 pages are decoded in Python (well-defined codecs, bad bytes replaced) and handed
+    to lxml as UTF-8, so the result does not depend on the iconv libxml2 was built with.
+    """
+    codec = "utf-8" if data.startswith(b"\xef\xbb\xbf") else browser_codec(declared_charset(data))
+    if codec not in ("utf-8", "utf8"):
+        data = data.decode(codec, errors="replace").encode("utf-8")
+    parser = lxml_html.HTMLParser(encoding="utf-8", remove_comments=True)
+    return lxml_html.document_fromstring(data, parser=parser)
