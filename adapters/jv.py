@@ -1,0 +1,708 @@
+"""jeuxvideo.com forum topics (FORUMS.md §3), where the Kira game is played.
+
+Three markups are read, most robust first:
+
+1. the 2026 front-end's embedded JSON, `window.jvc.forumsAppPayload="…"` (base64 of gzip'd JSON;
+   plain base64 JSON and raw JSON for earlier variants): `listMessage` and `pagerView` (§3.3);
+2. the 2026 HTML, `div.messageUser#message-{id}`, when a page carries no payload (§3.3);
+3. the legacy "respeed" HTML, `div.bloc-message-forum[data-id]` (≈2015 → spring 2026, §3.2).
+
+JV shows Paris wall time without any zone marker, with seconds ("02 juin 2026 à 22:25:06").
+
+Positions are per view: JV numbers nothing, so a post's position is its place in the page
+(`(page - 1) * 20 + index + 1`). Deleted messages vanish for normal users and the 20-message
+windows shift (§3.4), so the same post can have another position in a moderator's view or after
+a deletion: ids, never positions, identify posts.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, ClassVar
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from lxml import etree
+from lxml.html import HtmlElement
+from tally.adapters.base import Engine, PageContext
+from tally.adapters.html import (
+    Aside,
+    block_text,
+    class_set,
+    collapse,
+    has_class_xpath,
+    parse_tree,
+    split_body,
+    text_of,
+)
+
+from tally import times
+from tally.errors import ForumError, InputError, TruncatedPage
+from tally.model import Body, EditMarker, Page, Post, Quote
+
+SITE = "https://www.jeuxvideo.com"
+
+# ---------------------------------------------------------------------------------------------
+# URLs (FORUMS.md §3.1): /forums/{mode}-{forumId}-{topicId}-{page}-0-1-0-{slug}.htm, mode 42
+# (or 1 for old topics, whose ids are another numbering: the mode is part of the key).
+
+_TOPIC_PATH = re.compile(r"^/forums/(1|42)-(\d+)-(\d+)-(\d+)-(\d+-\d+-\d+-[^/]*\.htm)$")
+
+
+def _topic(url: str) -> re.Match[str] | None:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if host != "jeuxvideo.com" and not host.endswith(".jeuxvideo.com"):
+        return None
+    return _TOPIC_PATH.match(parts.path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Times. The post header shows "02 juin 2026 à 22:25:06" (both front-ends, §3.2/§3.3). The short
+# forms of the 2026 payload (`publishedDateRelative` "02 juin", `…Alt` "02/06/2026") and the
+# usual French relative wordings are read too, in case a theme shows them (UNVERIFIED on JV).
+
+_MONTH = r"([^\W\d_]+)\.?"
+_CLOCK = r"(\d{1,2})[:h](\d{2})(?::(\d{2}))?"
+_FULL = re.compile(rf"(\d{{1,2}})(?:er)?\s+{_MONTH}\s+(\d{{4}})(?:\s*(?:à|,|-))?\s+{_CLOCK}")
+_DAY_WORD = re.compile(rf"^(aujourd'hui|hier|avant-hier)(?:\s*(?:à|,))?\s+{_CLOCK}$")
+_TODAY_CLOCK = re.compile(rf"^{_CLOCK}$")
+_AGO = re.compile(r"^il y a\s+(\d+)\s*(s|sec|secondes?|mn|min|minutes?|h|heures?|j|jours?)$")
+_DAY_MONTH = re.compile(rf"^(\d{{1,2}})(?:er)?\s+{_MONTH}$")
+_NUMERIC_DAY = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
+_JUST_NOW = ("à l'instant", "maintenant")
+_DAYS_BACK = {"aujourd'hui": 0, "hier": 1, "avant-hier": 2}
+_UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "j": "days"}
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What a shown time says: the naive Paris wall time, and how exact and how anchored."""
+
+    at: datetime
+    relative: bool = False  # read against the fetch time
+    dated_only: bool = False  # no time of day on the page
+
+
+def _clock(hour: str, minute: str, second: str | None) -> tuple[int, int, int]:
+    return int(hour), int(minute), int(second or 0)
+
+
+def full_date(text: str) -> datetime | None:
+    """The first "02 juin 2026 à 22:25:06" in `text` (also "1er", no seconds), naive."""
+    found = _FULL.search(text)
+    if not found:
+        return None
+    day, month_name, year = found.group(1), found.group(2), found.group(3)
+    month = times.month_number(month_name)
+    if month is None:
+        return None
+    try:
+        return datetime(int(year), month, int(day), *_clock(*found.group(4, 5, 6)))
+    except ValueError:
+        return None
+
+
+def read_shown_time(text: str, fetched_local: datetime) -> Shown | None:
+    """Read a JV time as shown, absolute or relative to the fetch wall time (Paris)."""
+    text = collapse(text).replace("’", "'")
+    absolute = full_date(text)
+    if absolute is not None:
+        return Shown(absolute)
+    folded = text.casefold()
+    if folded in _JUST_NOW:
+        return Shown(fetched_local, relative=True)
+    if found := _DAY_WORD.match(folded):
+        back = _DAYS_BACK[found.group(1)]
+        return Shown(times.days_ago(fetched_local, back, *_clock(*found.group(2, 3, 4))), True)
+    if found := _TODAY_CLOCK.match(folded):  # JV lists write today's times as a bare clock
+        return Shown(times.days_ago(fetched_local, 0, *_clock(*found.groups())), True)
+    if found := _AGO.match(folded):
+        unit = _UNIT[found.group(2)[0]]
+        return Shown(times.ago(fetched_local, **{unit: int(found.group(1))}), True)
+    return _read_day_only(folded, fetched_local)
+
+
+def _read_day_only(folded: str, fetched_local: datetime) -> Shown | None:
+    """"02/06/2026" or "02 juin" (the year of the fetch, or the one before): no time of day."""
+    day = month = year = None
+    if found := _NUMERIC_DAY.match(folded):
+        day, month, year = int(found.group(1)), int(found.group(2)), int(found.group(3))
+    elif found := _DAY_MONTH.match(folded):
+        day, month, year = int(found.group(1)), times.month_number(found.group(2)), None
+    if day is None or month is None:
+        return None
+    try:
+        at = datetime(year or fetched_local.year, month, day)
+        if year is None and at > fetched_local:
+            at = at.replace(year=at.year - 1)
+    except ValueError:
+        return None
+    return Shown(at, relative=year is None, dated_only=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Page-level markers (FORUMS.md §3.1, §3.4).
+
+# Cloudflare's interstitial (§3.4). Its title and `_cf_chl_opt` only appear on the challenge
+# itself; "challenge-platform" is also in the bot-detection script Cloudflare injects into normal
+# pages, so it only counts on a page without any message.
+_CLOUDFLARE_TITLE = re.compile(rb"<title>\s*Just a moment\.\.\.\s*</title>", re.IGNORECASE)
+_CLOUDFLARE_MARKS = (b"_cf_chl_opt", b'id="challenge-form"')
+_CLOUDFLARE_SCRIPT = re.compile(rb"challenge-platform|cf-chl-", re.IGNORECASE)
+_CHALLENGE = ("Cloudflare challenge \"Just a moment...\"; open the topic in a browser and save "
+              "the page, or retry later")
+_REFRESH_HOME = re.compile(
+    rb"<meta[^>]+http-equiv=[\"']?refresh[^>]+url=['\"]?(?:https?://(?:www\.)?jeuxvideo\.com)?"
+    rb"/forums\.htm", re.IGNORECASE)
+_END_OF_DOCUMENT = re.compile(rb"</html\s*>", re.IGNORECASE)
+_LOOKS_LIKE = re.compile(
+    rb"forumsAppPayload|bloc-message-forum|messageUser__msg|jeuxvideo\.com/forums/", re.IGNORECASE)
+_PAYLOAD = re.compile(rb"forumsAppPayload\s*=\s*")
+_PAYLOAD_NAME = b"forumsAppPayload"
+_TITLE_TAIL = re.compile(r"\s+sur le forum .*$|\s+-\s+jeuxvideo\.com$")
+
+# ---------------------------------------------------------------------------------------------
+# JvCare links (FORUMS.md §3.4, §3.3): guests get <span class="JvCare {hex} …"> instead of
+# <a href>; the URL is hex pairs over the alphabet below (TopicLive jvCake).
+
+_JVCARE_ALPHABET = "0A12B34C56D78E9F"
+
+
+def decode_jvcare(classes: str) -> str | None:
+    """The URL hidden in a JvCare class list, or None when there is none."""
+    tokens = classes.split()
+    if "JvCare" not in tokens or tokens.index("JvCare") + 1 >= len(tokens):
+        return None
+    code = tokens[tokens.index("JvCare") + 1]
+    if len(code) % 2 or any(c not in _JVCARE_ALPHABET for c in code):
+        return None
+    pairs = (code[i:i + 2] for i in range(0, len(code), 2))
+    return "".join(chr(_JVCARE_ALPHABET.index(a) * 16 + _JVCARE_ALPHABET.index(b))
+                   for a, b in pairs)
+
+
+def link_of(element: HtmlElement) -> str | None:
+    """An element's target: its href, or the URL its JvCare class hides."""
+    return element.get("href") or decode_jvcare(element.get("class") or "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Message bodies: quotes, spoilers, code, signature, edit notice (FORUMS.md §3.2, §3.3).
+
+_QUOTE_HEAD = re.compile(r"^Le\s+(.+?\d{1,2}[:h]\d{2}(?::\d{2})?)\s+(.+?)\s+a\s+écrit\s*:?\s*$")
+_SPOILER = frozenset(("bloc-spoil-jv", "message__spoil"))
+_SPOILER_CONTENT = etree.XPath(
+    f"descendant::*[{has_class_xpath('contenu-spoil')} or {has_class_xpath('message__spoilContent')}]")
+_EDIT_NOTICE = frozenset(("info-edition-msg", "messageUser__dateEdit"))
+_EDIT_TEXT = re.compile(r"Message\s+édité\s+le\s+(.+?)\s+par\s*(.*)$")
+
+
+def _classify(element: HtmlElement) -> Aside | None:
+    """Which JV blocks inside a message are not the author's own voice (C1)."""
+    tag = element.tag
+    if tag == "blockquote":  # blockquote.blockquote-jv / blockquote.message__blockquote
+        return "quote"
+    if tag == "pre":  # pre.pre-jv > code.code-jv / pre.message__pre > code.message__code
+        return "code"
+    classes = class_set(element)
+    if classes & _SPOILER:
+        return "spoiler"
+    if classes & _EDIT_NOTICE:
+        return "drop"  # read on its own, as the edit marker
+    if any("signature" in c for c in classes):
+        return "signature"
+    return None
+
+
+def _spoiler_text(element: HtmlElement) -> str:
+    """A spoiler's hidden text, without its "Spoil" / "Afficher" / "Masquer" toggles."""
+    content = _SPOILER_CONTENT(element)
+    return "\n".join(block_text(c) for c in content) if content else block_text(element)
+
+
+def _aside_text(element: HtmlElement) -> str:
+    return _spoiler_text(element) if class_set(element) & _SPOILER else block_text(element)
+
+
+def _read_quote(element: HtmlElement) -> Quote:
+    """"Le 02 juin 2026 à 22:20:01 Pseudo a écrit :" heads a quote: its date is not the post's."""
+    text = block_text(element)
+    head, _, rest = text.partition("\n")
+    found = _QUOTE_HEAD.match(head)
+    return Quote(text=rest, author=found.group(2)) if found else Quote(text=text)
+
+
+def read_body(message: HtmlElement) -> Body:
+    return split_body(message, _classify, _read_quote, _aside_text)
+
+
+_FRAGMENT_PARSER = etree.HTMLParser(remove_comments=True)
+
+
+def _fragment(html_text: str) -> HtmlElement:
+    """A payload's `renderedText` as an element (plain lxml elements: no per-node class lookup)."""
+    root = etree.fromstring(f"<html><body><div>{html_text}</div></body></html>", _FRAGMENT_PARSER)
+    return root[0][0]
+
+
+# ---------------------------------------------------------------------------------------------
+# One message, as each markup gives it, before times are read.
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    id: str
+    author: str
+    author_id: str | None
+    time_text: str
+    body: Body
+    edit_text: str = ""  # "Message édité le … par X", collapsed
+    editor: str | None = None
+    deleted: bool = False
+    time_title: str = ""  # a full date in the date element's title, when a theme adds one
+
+
+def _payload_edit(item: dict[str, Any]) -> tuple[str, str | None]:
+    """The edit notice of a payload message (`updatedText` ends with "par ", §3.3)."""
+    when = collapse(str(item.get("updatedDate") or ""))
+    if not when:
+        return "", None
+    editor = collapse(str(item.get("updatedAuthorName") or "")) or None
+    lead = collapse(str(item.get("updatedText") or ""))
+    if not lead or when not in lead:
+        lead = f"Message édité le {when} par"
+    return collapse(f"{lead} {editor or ''}"), editor
+
+
+def _from_payload_item(item: dict[str, Any]) -> Message:
+    edit_text, editor = _payload_edit(item)
+    author_id = item.get("publishedAuthorId")
+    return Message(
+        id=str(item["id"]),
+        author=collapse(str(item.get("publishedAuthorName") or "")),
+        author_id=str(author_id) if author_id not in (None, "", 0) else None,
+        time_text=collapse(str(item.get("publishedDate") or "")),
+        body=read_body(_fragment(str(item.get("renderedText") or ""))),
+        edit_text=edit_text,
+        editor=editor,
+        deleted=item.get("stateMessage") == "msg-deleted",
+    )
+
+
+_WITH_CLASS = etree.XPath("descendant::*[@class]")
+
+
+@dataclass(frozen=True, slots=True)
+class _Markup:
+    """Where one HTML front-end keeps each part of a message (FORUMS.md §3.2 / §3.3)."""
+
+    name: str
+    marker: bytes  # in the raw page when it uses this markup: skips a search of the tree
+    messages: etree.XPath  # candidates; `is_message` confirms on the exact class token
+    message_class: str
+    id_of: Callable[[HtmlElement], str]
+    roles: dict[str, str]  # class token -> part of the message ("author", "date", "text", ...)
+    edit_link: frozenset[str]
+    deleted: frozenset[str]
+    pager_marker: bytes
+    pager: etree.XPath
+
+    def is_message(self, element: HtmlElement) -> bool:
+        return self.message_class in class_set(element) and bool(self.id_of(element))
+
+    def find_parts(self, div: HtmlElement) -> dict[str, HtmlElement]:
+        """One walk of a message for every part: a search per part costs more than parsing."""
+        parts: dict[str, HtmlElement] = {}
+        for element in _WITH_CLASS(div):
+            for token in element.get("class").split():
+                role = self.roles.get(token)
+                if role and role not in parts:
+                    parts[role] = element
+        return parts
+
+    def editor_in(self, edit: HtmlElement) -> HtmlElement | None:
+        return next((e for e in edit.iterdescendants() if class_set(e) & self.edit_link), None)
+
+
+_MARKUP_2026 = _Markup(
+    name="2026 HTML",
+    marker=b"messageUser",
+    messages=etree.XPath("//div[starts-with(@id, 'message-') and contains(@class, 'messageUser')]"),
+    message_class="messageUser",
+    id_of=lambda e: e.get("id", "").removeprefix("message-"),
+    roles={"messageUser__label": "author", "messageUser__date": "date",
+           "messageUser__msg": "text", "messageUser__dateEdit": "edit",
+           "messageUser__signature": "signature"},
+    edit_link=frozenset(("messageUser__dateEditLink", "JvCare")),
+    deleted=frozenset(("msg-deleted", "messageUser--deleted", "msg-supprime")),
+    # §3.3: .pagination__item--current, JvCare page links; the items' parent holds them all.
+    pager_marker=b"pagination__item",
+    pager=etree.XPath("//*[contains(@class, 'pagination__item')]/.."),
+)
+_MARKUP_RESPEED = _Markup(
+    name="respeed HTML",
+    marker=b"bloc-message-forum",
+    messages=etree.XPath("//div[@data-id and contains(@class, 'bloc-message-forum')]"),
+    message_class="bloc-message-forum",
+    id_of=lambda e: e.get("data-id", ""),
+    roles={"bloc-pseudo-msg": "author", "bloc-date-msg": "date", "txt-msg": "text",
+           "info-edition-msg": "edit", "signature-msg": "signature"},
+    edit_link=frozenset(("JvCare", "lien-jv")),
+    deleted=frozenset(("msg-supprime",)),
+    pager_marker=b"bloc-liste-num-page",  # §3.2, current page span.page-active
+    pager=etree.XPath("//div[contains(@class, 'bloc-liste-num-page')]"),
+)
+_MARKUPS = (_MARKUP_2026, _MARKUP_RESPEED)
+
+
+def _text(element: HtmlElement | None) -> str:
+    return collapse(text_of(element)) if element is not None else ""
+
+
+def _shown_time(div: HtmlElement, markup: _Markup) -> tuple[str, str]:
+    """A message's id and shown time: all the HTML is checked for when the payload is read."""
+    date = markup.find_parts(div).get("date")
+    return markup.id_of(div), _text(date)
+
+
+def _from_html(div: HtmlElement, markup: _Markup, where: str) -> Message:
+    message_id = markup.id_of(div)
+    parts = markup.find_parts(div)
+    text = parts.get("text")
+    if text is None:
+        raise ForumError(f"{where}: post {message_id}: no message text ({markup.name})")
+    body = read_body(text)
+    signature = parts.get("signature")
+    if signature is not None and not body.signature:
+        body = replace(body, signature=block_text(signature))
+    date, edit = parts.get("date"), parts.get("edit")
+    editor = markup.editor_in(edit) if edit is not None else None
+    return Message(
+        id=message_id,
+        author=_text(parts.get("author")),
+        author_id=None,  # JV pages link profiles by pseudo only; the id is in the payload
+        time_text=_text(date),
+        body=body,
+        edit_text=_text(edit),
+        editor=_text(editor) or None,
+        deleted=bool(class_set(div) & markup.deleted),
+        time_title=collapse(date.get("title", "")) if date is not None else "",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The payload (FORUMS.md §3.3).
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    data: dict[str, Any]
+    form: str  # "gzip+base64", "base64", "json": for the audit
+
+
+def _decode_payload_string(text: str) -> Payload:
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        return Payload(json.loads(stripped), "json")
+    compact = "".join(stripped.split()).replace("-", "+").replace("_", "/")
+    raw = base64.b64decode(compact + "=" * (-len(compact) % 4), validate=True)
+    if raw[:2] == b"\x1f\x8b":
+        return Payload(json.loads(gzip.decompress(raw)), "gzip+base64")
+    return Payload(json.loads(raw), "base64")
+
+
+def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
+    """The page's `forumsAppPayload`, or None; the second value says why it could not be read."""
+    # A plain find first: a regex scan of the whole page costs more than parsing it.
+    start = data.find(_PAYLOAD_NAME)
+    found = _PAYLOAD.match(data, start) if start >= 0 else None
+    if not found:
+        return None, None
+    text = data[found.end():].decode("utf-8", "replace")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text)  # a JS string literal or a bare object
+        payload = Payload(value, "json") if isinstance(value, dict) else _decode_payload_string(value)
+    except (ValueError, binascii.Error, OSError, EOFError, TypeError) as exc:
+        return None, f"forumsAppPayload unreadable ({exc.__class__.__name__}); HTML used"
+    if not isinstance(payload.data, dict) or not isinstance(payload.data.get("listMessage"), list):
+        return None, "forumsAppPayload holds no listMessage; HTML used"
+    return payload, None
+
+
+# ---------------------------------------------------------------------------------------------
+# Pagination in the HTML (FORUMS.md §3.2 div.bloc-liste-num-page; §3.3 .pagination__…).
+
+_CURRENT = etree.XPath(f"descendant::*[{has_class_xpath('page-active')} or "
+                       f"{has_class_xpath('pagination__item--current')}]")
+_PAGE_IN_URL = re.compile(r"/forums/(?:1|42)-\d+-\d+-(\d+)-")
+_DIGITS = re.compile(r"^\d+$")
+
+
+def _pager_view(payload: Payload | None) -> dict[str, Any]:
+    view = payload.data.get("pagerView") if payload else None
+    return view if isinstance(view, dict) else {}
+
+
+def _pager(root: HtmlElement, data: bytes) -> HtmlElement | None:
+    for markup in _MARKUPS:  # the pager of either front-end, whichever markup the posts use
+        if markup.pager_marker in data:
+            found = markup.pager(root)
+            if found:
+                return found[0]
+    return None
+
+
+def _pager_numbers(pager: HtmlElement) -> Iterator[int]:
+    """Every page number the pager names, in its texts or in its (JvCare) links."""
+    for element in pager.iter():
+        if not isinstance(element.tag, str):
+            continue
+        text = (element.text or "").strip()
+        if _DIGITS.match(text):
+            yield int(text)
+        target = link_of(element)
+        found = _PAGE_IN_URL.search(target or "")
+        if found:
+            yield int(found.group(1))
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    ctx: PageContext
+    label: str
+    number: int
+    per_page: int
+    fetched_local: datetime
+    site: str  # scheme and host of the page, for permalinks
+
+    @property
+    def where(self) -> str:
+        return f"{self.label}: {self.ctx.url}"
+
+
+class JV(Engine):
+    name: ClassVar[str] = "jv"
+    label: ClassVar[str] = "jeuxvideo.com"
+    default_zone: ClassVar[str] = "Europe/Paris"  # JV shows Paris time, with no zone marker
+    default_per_page: ClassVar[int] = 20  # FORUMS.md §3.1
+
+    # -- URLs ----------------------------------------------------------------------------------
+
+    def accepts(self, url: str) -> bool:
+        return _topic(url) is not None
+
+    def _topic(self, url: str) -> re.Match[str]:
+        found = _topic(url)
+        if found is None:
+            raise InputError(f"{self.label}: {url}: not a jeuxvideo.com topic URL "
+                             "(/forums/42-{forum}-{topic}-{page}-0-1-0-{slug}.htm)")
+        return found
+
+    def thread_key(self, url: str) -> str:
+        found = self._topic(url)
+        return f"{found.group(1)}-{found.group(2)}-{found.group(3)}"
+
+    def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
+        found = self._topic(url)
+        mode, forum, topic, _, rest = found.groups()
+        parts = urlsplit(url)
+        path = f"/forums/{mode}-{forum}-{topic}-{max(1, number)}-{rest}"
+        return urlunsplit(parts._replace(path=path, query="", fragment=""))
+
+    def page_number(self, url: str, per_page: int | None = None) -> int:
+        return max(1, int(self._topic(url).group(4)))
+
+    def looks_like(self, data: bytes) -> bool:
+        return bool(_LOOKS_LIKE.search(data))
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    def parse_page(self, data: bytes, ctx: PageContext) -> Page:
+        self._refuse_non_topics(data, ctx)
+        root = parse_tree(data)
+        payload, payload_problem = read_payload(data)
+        markup, divs = self._html_messages(root, data)
+        if payload is None and not divs:
+            raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
+        pager_view = _pager_view(payload)
+        pager = None if pager_view else _pager(root, data)
+        number = self._number(pager_view, pager, ctx)
+        reading = _Reading(ctx, self.label, number, ctx.per_page or self.default_per_page,
+                           times.local_now(ctx.fetched_at, ctx.zone), self._site(ctx.url))
+        notes = [payload_problem] if payload_problem else []
+        shown: dict[str, str] = {}  # id -> time as the HTML shows it, beside the payload
+        if payload is not None:
+            messages = [_from_payload_item(item) for item in payload.data["listMessage"]
+                        if isinstance(item, dict) and item.get("id") is not None]
+            shown = dict(_shown_time(div, markup) for div in divs) if markup else {}
+            notes += self._compare(messages, shown)
+        else:
+            messages = [_from_html(div, markup, reading.where) for div in divs] if markup else []
+        if not messages:
+            raise self.not_a_thread(ctx, "the topic's message list is empty")
+        posts = tuple(self._post(m, index, reading, shown.get(m.id, ""))
+                      for index, m in enumerate(messages))
+        count, next_url = self._paging(pager_view, pager, reading)
+        return Page(url=ctx.url, number=number, count=count, posts=posts,
+                    thread_id=self._thread_id(payload, ctx.url), title=self._title(root),
+                    next_url=next_url, notes=tuple(notes))
+
+    def _refuse_non_topics(self, data: bytes, ctx: PageContext) -> None:
+        """Challenge and redirect pages are small and complete: name them before truncation."""
+        if _CLOUDFLARE_TITLE.search(data[:4096]) or any(m in data for m in _CLOUDFLARE_MARKS):
+            raise self.not_a_thread(ctx, _CHALLENGE)
+        if _REFRESH_HOME.search(data[:8192]):
+            raise self.not_a_thread(ctx, "the topic does not exist: JV redirects to forums.htm")
+        if not _END_OF_DOCUMENT.search(data[-4096:]):
+            raise TruncatedPage(f"{self.label}: {ctx.url}: truncated page "
+                                "(the document ends before </html>)")
+
+    @staticmethod
+    def _html_messages(root: HtmlElement, data: bytes) -> tuple[_Markup | None, list[HtmlElement]]:
+        for markup in _MARKUPS:
+            if markup.marker not in data:
+                continue
+            found = [div for div in markup.messages(root) if markup.is_message(div)]
+            if found:
+                return markup, found
+        return None, []
+
+    def _why_not_a_thread(self, root: HtmlElement, data: bytes) -> str:
+        if _CLOUDFLARE_SCRIPT.search(data):
+            return _CHALLENGE
+        title = collapse(root.findtext(".//title") or "")
+        if self.looks_like(data):
+            return f"no message in the page, titled {title!r}" if title else "no message in the page"
+        return "no JV message markup; the page looks like another forum's"
+
+    @staticmethod
+    def _compare(payload: list[Message], html: dict[str, str]) -> list[str]:
+        """When payload and HTML disagree on the posts, the payload is trusted (§3.3)."""
+        if not html:
+            return []
+        payload_ids = {m.id for m in payload}
+        if payload_ids == set(html):
+            return []
+        only_payload = [m.id for m in payload if m.id not in html]
+        only_html = [i for i in html if i not in payload_ids]
+        return [(f"payload and HTML disagree on the posts (payload only: "
+                 f"{', '.join(only_payload) or 'none'}; HTML only: "
+                 f"{', '.join(only_html) or 'none'}); the payload is trusted")]
+
+    # -- one post ------------------------------------------------------------------------------
+
+    def _post(self, message: Message, index: int, reading: _Reading, shown: str) -> Post:
+        notes: list[str] = []
+        if not message.author:
+            raise ForumError(f"{reading.where}: post {message.id}: no author")
+        created_at = self._time(message, reading, notes)
+        if shown and shown != message.time_text:
+            notes.append(f"the page shows {shown!r} where the payload says "
+                         f"{message.time_text!r}; the payload is used")
+        return Post(
+            id=message.id,
+            position=(reading.number - 1) * reading.per_page + index + 1,
+            permalink=f"{reading.site}/forums/message/{message.id}",
+            author=message.author,
+            author_id=message.author_id,
+            created_at=created_at,
+            time_text=message.time_text,
+            zone=reading.ctx.zone,
+            body=message.body,
+            edit=self._edit(message, reading, notes),
+            fetched_at=reading.ctx.fetched_at,
+            page_url=reading.ctx.url,
+            deleted=message.deleted,
+            notes=tuple(notes),
+        )
+
+    def _time(self, message: Message, reading: _Reading, notes: list[str]) -> datetime:
+        exact = full_date(message.time_title) if message.time_title else None
+        shown = Shown(exact) if exact else read_shown_time(message.time_text, reading.fetched_local)
+        if shown is None:
+            raise ForumError(f"{reading.where}: post {message.id}: cannot read the time "
+                             f"{message.time_text!r}")
+        if shown.relative:
+            notes.append(f"relative time {message.time_text!r} read against the fetch time "
+                         f"{reading.fetched_local:%Y-%m-%d %H:%M:%S} ({reading.ctx.zone})")
+        if shown.dated_only:
+            notes.append(f"time {message.time_text!r} gives no time of day; read as 00:00:00")
+        return self._localise(shown.at, reading, notes)
+
+    @staticmethod
+    def _localise(wall: datetime, reading: _Reading, notes: list[str]) -> datetime:
+        local = times.localise(wall, reading.ctx.zone)
+        if local.note:
+            notes.append(local.note)
+        return local.utc
+
+    def _edit(self, message: Message, reading: _Reading, notes: list[str]) -> EditMarker | None:
+        """"Message édité le 02 juin 2026 à 22:29:23 par Pseudo" (§3.2, §3.3); K4/K5 judge it."""
+        if not message.edit_text:
+            return None
+        found = _EDIT_TEXT.search(message.edit_text)
+        editor = message.editor or (collapse(found.group(2)) if found else "") or None
+        wall = full_date(message.edit_text)
+        if wall is None:
+            notes.append(f"edit notice without a readable date: {message.edit_text!r}")
+            return EditMarker(text=message.edit_text, editor=editor)
+        return EditMarker(text=message.edit_text, editor=editor,
+                          edited_at=self._localise(wall, reading, notes))
+
+    # -- page chrome ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _site(url: str) -> str:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and (parts.hostname or "").endswith("jeuxvideo.com"):
+            return f"{parts.scheme}://{parts.netloc}"
+        return SITE  # a saved page read from a file path
+
+    def _number(self, pager_view: dict[str, Any], pager: HtmlElement | None,
+                ctx: PageContext) -> int:
+        if str(pager_view.get("currentPage", "")).isdigit():
+            return int(pager_view["currentPage"])
+        current = _CURRENT(pager) if pager is not None else []
+        if current and _DIGITS.match(collapse(text_of(current[0]))):
+            return int(collapse(text_of(current[0])))
+        return self.page_number(ctx.url) if self.accepts(ctx.url) else 1
+
+    def _paging(self, pager_view: dict[str, Any], pager: HtmlElement | None,
+                reading: _Reading) -> tuple[int | None, str | None]:
+        """Pages in the topic and the next page's URL: pagerView first, else the HTML pager."""
+        if pager_view:
+            count = pager_view.get("pageCount")
+            following = pager_view.get("next") or {}
+            href = following.get("url") if isinstance(following, dict) else None
+            return (int(count) if str(count).isdigit() else None,
+                    urljoin(reading.ctx.url, href) if href else None)
+        if pager is None:
+            count: int | None = 1 if reading.number == 1 else None  # one page: JV shows no pager
+        else:
+            count = max([reading.number, *_pager_numbers(pager)])
+        if count is None or reading.number >= count or not self.accepts(reading.ctx.url):
+            return count, None
+        return count, self.page_url(reading.ctx.url, reading.number + 1)
+
+    def _thread_id(self, payload: Payload | None, url: str) -> str | None:
+        if payload is not None and payload.data.get("topicId") is not None:
+            return str(payload.data["topicId"])
+        found = _topic(url)
+        return found.group(3) if found else None
+
+    @staticmethod
+    def _title(root: HtmlElement) -> str | None:
+        """From <title>, "… sur le forum X - date - jeuxvideo.com" (cheaper than a search)."""
+        title = collapse(root.findtext("head/title") or root.findtext(".//title") or "")
+        return _TITLE_TAIL.sub("", title) or None
+

@@ -1,0 +1,329 @@
+"""The jeuxvideo.com adapter (FORUMS.md §3) on saved pages: fixtures/jv/<case>/ and errors/."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+
+import casefiles
+import pytest
+from tally.adapters.base import PageContext
+from tally.adapters.jv import JV, decode_jvcare, full_date, read_shown_time
+
+from tally import times
+from tally.errors import ForumError, InputError, NotAThreadPage, TruncatedPage
+
+ENGINE = JV()
+CASES = casefiles.case_dirs("jv")
+JV_DIR = casefiles.FIXTURES / "jv"
+ERRORS = JV_DIR / "errors"
+TOPIC = "https://www.jeuxvideo.com/forums/42-51-74125893-{}-0-1-0-kira-partie-12-jour-3-votes.htm"
+FETCHED = times.parse_iso("2026-06-03T03:30:00Z")  # 05:30 in Paris (CEST)
+PARIS_NOW = datetime(2026, 6, 3, 5, 30, 0)  # the same instant as a Paris wall time
+PAYLOAD = re.compile(rb'forumsAppPayload="([^"]*)"')
+
+
+def ctx(url: str = TOPIC.format(1)) -> PageContext:
+    return PageContext(url=url, fetched_at=FETCHED, zone="Europe/Paris")
+
+
+def kira_page(number: int = 1) -> bytes:
+    return (JV_DIR / "kira-2026" / f"page-{number}.html").read_bytes()
+
+
+def with_payload(data: bytes, payload: bytes) -> bytes:
+    return PAYLOAD.sub(lambda _m: b'forumsAppPayload="' + payload + b'"', data, count=1)
+
+
+def payload_json(data: bytes) -> dict:
+    found = PAYLOAD.search(data)
+    assert found is not None
+    return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
+
+
+def post_summary(data: bytes) -> list[tuple]:
+    page = ENGINE.parse_page(data, ctx())
+    return [(p.id, p.author, p.author_id, p.created_at, p.body, p.edit, p.deleted) for p in page.posts]
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixture cases, field by field
+
+
+def test_there_are_cases() -> None:
+    assert {p.name for p in CASES} >= {"kira-2026", "legacy", "html2026-nopayload"}
+
+
+@pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
+def test_case_pages(case_dir: Path) -> None:
+    case = casefiles.load_case(case_dir)
+    wanted = {page["file"]: page for page in case.expected["pages"]}
+    assert set(wanted) == {page.file for page in case.pages}
+    for saved in case.pages:
+        page = ENGINE.parse_page(saved.data, saved.ctx)
+        casefiles.check_page(page, wanted[saved.file], f"{case.name}/{saved.file}")
+        for post in page.posts:
+            assert (post.fetched_at, post.page_url, post.zone) == (
+                saved.ctx.fetched_at, saved.ctx.url, "Europe/Paris")
+            assert post.permalink == f"https://www.jeuxvideo.com/forums/message/{post.id}"
+
+
+@pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
+def test_next_url_leads_to_the_next_saved_page(case_dir: Path) -> None:
+    case = casefiles.load_case(case_dir)
+    pages = [ENGINE.parse_page(saved.data, saved.ctx) for saved in case.pages]
+    for page, following in zip(pages, case.pages[1:]):
+        assert page.next_url == following.ctx.url
+    assert pages[-1].next_url is None
+    topic_id = ENGINE.thread_key(case.pages[0].ctx.url).split("-")[2]
+    assert {page.thread_id for page in pages} == {topic_id}
+
+
+def test_titles() -> None:
+    kira = ENGINE.parse_page(kira_page(), ctx())
+    legacy_case = casefiles.load_case(JV_DIR / "legacy")
+    legacy = ENGINE.parse_page(legacy_case.pages[0].data, legacy_case.pages[0].ctx)
+    assert kira.title == "Kira - Partie 12 - Jour 3 (votes)"
+    assert legacy.title == "Kira - Partie 3 - Jour 2 (votes)"
+
+
+# ---------------------------------------------------------------------------------------------
+# The 2026 payload (FORUMS.md §3.3)
+
+
+def test_kira_fixture_carries_a_gzip_payload_with_a_deleted_message() -> None:
+    found = PAYLOAD.search(kira_page())
+    assert found is not None and base64.b64decode(found.group(1))[:2] == b"\x1f\x8b"
+    items = payload_json(kira_page())["listMessage"]
+    deleted = [str(item["id"]) for item in items if item["stateMessage"] == "msg-deleted"]
+    assert deleted == ["1312400590"]
+    assert b'id="message-1312400590"' not in kira_page()  # the HTML does not show it
+
+
+def test_payload_and_html_disagreeing_on_posts_is_noted_and_the_payload_wins() -> None:
+    page = ENGINE.parse_page(kira_page(), ctx())
+    assert "1312400590" in [post.id for post in page.posts]
+    assert page.notes == (("payload and HTML disagree on the posts (payload only: 1312400590; "
+                          "HTML only: none); the payload is trusted"),)
+    assert ENGINE.parse_page(kira_page(2), ctx(TOPIC.format(2))).notes == ()
+
+
+@pytest.mark.parametrize("form", ["base64", "json-string", "json-object"])
+def test_older_payload_forms_read_the_same(form: str) -> None:
+    raw = json.dumps(payload_json(kira_page()), ensure_ascii=False).encode("utf-8")
+    if form == "base64":
+        changed = with_payload(kira_page(), base64.b64encode(raw))
+    elif form == "json-string":  # JSON inside a JS string literal
+        changed = with_payload(kira_page(), json.dumps(raw.decode("utf-8"))[1:-1].encode("utf-8"))
+    else:  # window.jvc.forumsAppPayload={…};
+        changed = PAYLOAD.sub(lambda _m: b"forumsAppPayload=" + raw, kira_page(), count=1)
+    assert post_summary(changed) == post_summary(kira_page())
+
+
+def test_unreadable_payload_falls_back_to_the_html_with_a_note() -> None:
+    page = ENGINE.parse_page(with_payload(kira_page(), b"H4sI!!not-base64"), ctx())
+    assert len(page.posts) == 19  # the HTML, without the deleted message
+    assert page.notes == ("forumsAppPayload unreadable (Error); HTML used",)
+    assert page.count == 2 and page.number == 1  # from the HTML pager
+    assert page.posts[4].edit is not None and page.posts[4].edit.editor == "Near_"
+    assert page.posts[0].author_id is None  # the HTML names no account id
+
+
+def test_html_time_that_disagrees_with_the_payload_is_noted() -> None:
+    data = kira_page().replace(b'messageUser__date">02 juin 2026 \xc3\xa0 05:14:33',
+                               b'messageUser__date">02 juin 2026 \xc3\xa0 05:15:33', 1)
+    post = ENGINE.parse_page(data, ctx()).posts[1]
+    assert post.created_at == times.parse_iso("2026-06-02T03:14:33Z")
+    assert post.notes == (("the page shows '02 juin 2026 à 05:15:33' where the payload says "
+                          "'02 juin 2026 à 05:14:33'; the payload is used"),)
+
+
+def test_an_empty_message_list_is_not_a_thread() -> None:
+    empty = dict(payload_json(kira_page(2)), listMessage=[])
+    data = re.sub(rb'<div id="listMessages".*?</main>', b"</main>", kira_page(2), flags=re.DOTALL)
+    data = with_payload(data, base64.b64encode(gzip.compress(json.dumps(empty).encode())))
+    with pytest.raises(NotAThreadPage) as caught:
+        ENGINE.parse_page(data, ctx(TOPIC.format(2)))
+    assert str(caught.value) == (f"jeuxvideo.com: {TOPIC.format(2)}: not a thread page "
+                                 "(the topic's message list is empty)")
+
+
+def test_a_post_whose_time_cannot_be_read_names_the_post() -> None:
+    raw = payload_json(kira_page(2))
+    raw["listMessage"][2]["publishedDate"] = "bientôt"
+    data = with_payload(kira_page(2), base64.b64encode(gzip.compress(json.dumps(raw).encode())))
+    with pytest.raises(ForumError, match=r"^jeuxvideo\.com: .*-2-0-1-0-.*: post 1312401357: "
+                                         r"cannot read the time 'bientôt'$"):
+        ENGINE.parse_page(data, ctx(TOPIC.format(2)))
+
+
+# ---------------------------------------------------------------------------------------------
+# URLs (FORUMS.md §3.1)
+
+
+@pytest.mark.parametrize("url", [
+    TOPIC.format(1),
+    TOPIC.format(7) + "#post_1312400187",
+    "http://www.jeuxvideo.com/forums/1-51-1234567-3-0-1-0-vieux-topic.htm",
+    "https://m.jeuxvideo.com/forums/42-51-74125893-2-0-1-0-kira-partie-12-jour-3-votes.htm",
+])
+def test_accepts_topic_urls(url: str) -> None:
+    assert ENGINE.accepts(url)
+
+
+@pytest.mark.parametrize("url", [
+    "https://www.jeuxvideo.com/forums/0-51-0-1-0-1-0-blabla-18-25-ans.htm",  # a forum's list
+    "https://www.jeuxvideo.com/forums/message/1312400187",
+    "https://www.jeuxvideo.com.evil.example/forums/42-51-74125893-1-0-1-0-x.htm",
+    "https://forum.example/viewtopic.php?t=418",
+])
+def test_rejects_other_urls(url: str) -> None:
+    assert not ENGINE.accepts(url)
+
+
+def test_thread_key_is_the_same_for_every_page_and_keeps_the_mode() -> None:
+    keys = {ENGINE.thread_key(TOPIC.format(n)) for n in (1, 2, 17)}
+    assert keys == {"42-51-74125893"}
+    assert ENGINE.thread_key("https://www.jeuxvideo.com/forums/1-51-1234567-3-0-1-0-x.htm") \
+        == "1-51-1234567"
+    with pytest.raises(InputError, match="not a jeuxvideo.com topic URL"):
+        ENGINE.thread_key("https://www.jeuxvideo.com/forums.htm")
+
+
+def test_page_url_and_page_number_both_ways() -> None:
+    assert ENGINE.page_url(TOPIC.format(1) + "#post_1", 3) == TOPIC.format(3)
+    assert ENGINE.page_url(TOPIC.format(5), 1) == TOPIC.format(1)
+    old = "http://www.jeuxvideo.com/forums/1-51-1234567-1-0-1-0-vieux-topic.htm"
+    assert ENGINE.page_url(old, 12) == "http://www.jeuxvideo.com/forums/1-51-1234567-12-0-1-0-vieux-topic.htm"
+    for number in (1, 2, 40):
+        assert ENGINE.page_number(ENGINE.page_url(TOPIC.format(1), number)) == number
+    assert ENGINE.page_number(TOPIC.format(0)) == 1
+
+
+def test_looks_like() -> None:
+    for case_dir in CASES:
+        for saved in casefiles.load_case(case_dir).pages:
+            assert ENGINE.looks_like(saved.data), saved.file
+    assert not ENGINE.looks_like((ERRORS / "phpbb-prosilver.html").read_bytes())
+
+
+# ---------------------------------------------------------------------------------------------
+# Times (FORUMS.md §3.2/§3.3: "02 juin 2026 à 22:25:06", Paris wall time)
+
+
+@pytest.mark.parametrize(("text", "wall"), [
+    ("02 juin 2026 à 22:25:06", datetime(2026, 6, 2, 22, 25, 6)),
+    ("12 janvier 2016 à 22:01:03", datetime(2016, 1, 12, 22, 1, 3)),
+    ("1er février 2026 à 08:00", datetime(2026, 2, 1, 8, 0, 0)),
+    ("Le 03 août 2025 à 00:00:59 Pseudo a écrit :", datetime(2025, 8, 3, 0, 0, 59)),
+    ("31 décembre 2025 à 23:59:59", datetime(2025, 12, 31, 23, 59, 59)),
+])
+def test_full_dates(text: str, wall: datetime) -> None:
+    assert full_date(text) == wall
+
+
+@pytest.mark.parametrize("text", ["32 juin 2026 à 10:00:00", "02 brumaire 2026 à 10:00:00", "02 juin"])
+def test_not_full_dates(text: str) -> None:
+    assert full_date(text) is None
+
+
+# Fetched at 05:30:00 on 3 June 2026, Paris.
+@pytest.mark.parametrize(("text", "wall", "dated_only"), [
+    ("à l'instant", datetime(2026, 6, 3, 5, 30, 0), False),
+    ("Aujourd'hui à 05:12:40", datetime(2026, 6, 3, 5, 12, 40), False),
+    ("aujourd’hui à 04:59", datetime(2026, 6, 3, 4, 59, 0), False),
+    ("Hier à 23:58:30", datetime(2026, 6, 2, 23, 58, 30), False),
+    ("Avant-hier à 10:00:00", datetime(2026, 6, 1, 10, 0, 0), False),
+    ("05:01:02", datetime(2026, 6, 3, 5, 1, 2), False),
+    ("il y a 40 s", datetime(2026, 6, 3, 5, 29, 20), False),
+    ("il y a 5 min", datetime(2026, 6, 3, 5, 25, 0), False),
+    ("il y a 1 minute", datetime(2026, 6, 3, 5, 29, 0), False),
+    ("il y a 3 h", datetime(2026, 6, 3, 2, 30, 0), False),
+    ("il y a 2 heures", datetime(2026, 6, 3, 3, 30, 0), False),
+    ("il y a 2 jours", datetime(2026, 6, 1, 5, 30, 0), False),
+    ("02 juin", datetime(2026, 6, 2), True),  # publishedDateRelative
+    ("28 décembre", datetime(2025, 12, 28), True),  # later in the year than the fetch: last year
+    ("02/06/2026", datetime(2026, 6, 2), True),  # publishedDateRelativeAlt
+])
+def test_relative_forms(text: str, wall: datetime, dated_only: bool) -> None:
+    shown = read_shown_time(text, PARIS_NOW)
+    assert shown is not None
+    assert (shown.at, shown.dated_only) == (wall, dated_only)
+    assert shown.relative is (text != "02/06/2026")
+
+
+@pytest.mark.parametrize("text", ["", "demain à 10:00", "il y a longtemps", "31/02/2026"])
+def test_unreadable_times(text: str) -> None:
+    assert read_shown_time(text, PARIS_NOW) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Edit markers (K4, K5: the rules judge them; the adapter reads editor and time)
+
+
+def test_edit_markers_by_author_and_by_staff() -> None:
+    posts = {p.id: p for p in ENGINE.parse_page(kira_page(), ctx()).posts}
+    own, staff = posts["1312400388"].edit, posts["1312400500"].edit
+    assert own is not None and staff is not None
+    assert own.text == "Message édité le 02 juin 2026 à 06:04:10 par Near_"
+    assert (own.editor, own.edited_at) == ("Near_", times.parse_iso("2026-06-02T04:04:10Z"))
+    assert staff.text == "Message édité le 02 juin 2026 à 09:03:10 par Ryuk_Shinigami"
+    assert (staff.editor, staff.edited_at) == ("Ryuk_Shinigami", times.parse_iso("2026-06-02T07:03:10Z"))
+    assert sum(p.edit is not None for p in posts.values()) == 2
+
+
+def test_edit_notice_without_a_date_keeps_the_editor_and_says_so() -> None:
+    raw = payload_json(kira_page(2))
+    raw["listMessage"][0].update(updatedDate="récemment", updatedAuthorName="Ryuk_Shinigami",
+                                 updatedText=None)
+    data = with_payload(kira_page(2), base64.b64encode(gzip.compress(json.dumps(raw).encode())))
+    post = ENGINE.parse_page(data, ctx(TOPIC.format(2))).posts[0]
+    assert post.edit is not None
+    assert (post.edit.editor, post.edit.edited_at) == ("Ryuk_Shinigami", None)
+    assert post.notes == (("edit notice without a readable date: "
+                          "'Message édité le récemment par Ryuk_Shinigami'"),)
+
+
+def test_jvcare_links() -> None:
+    assert decode_jvcare("JvCare 1F4A lien-jv") == "/a"  # '/' = 0x2F -> "1F", 'a' = 0x61 -> "4A"
+    assert decode_jvcare("lien-jv") is None
+    assert decode_jvcare("JvCare XYZ1 lien-jv") is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Pages that are not topic pages
+
+
+@pytest.mark.parametrize(("file", "what"), [
+    ("cloudflare.html", ("Cloudflare challenge \"Just a moment...\"; open the topic in a browser "
+                        "and save the page, or retry later")),
+    ("topic-not-found.html", "the topic does not exist: JV redirects to forums.htm"),
+    ("not-found-404.html", ("no message in the page, titled "
+                           "'Erreur 404 - Page introuvable - jeuxvideo.com'")),
+    ("phpbb-prosilver.html", "no JV message markup; the page looks like another forum's"),
+])
+def test_not_a_thread_page(file: str, what: str) -> None:
+    with pytest.raises(NotAThreadPage) as caught:
+        ENGINE.parse_page((ERRORS / file).read_bytes(), ctx())
+    assert str(caught.value) == f"jeuxvideo.com: {TOPIC.format(1)}: not a thread page ({what})"
+
+
+def test_truncated_page() -> None:
+    with pytest.raises(TruncatedPage) as caught:
+        ENGINE.parse_page((ERRORS / "truncated.html").read_bytes(), ctx())
+    assert str(caught.value) == (f"jeuxvideo.com: {TOPIC.format(1)}: truncated page "
+                                 "(the document ends before </html>)")
+
+
+def test_challenge_script_injected_into_a_real_page_does_not_hide_it() -> None:
+    # Cloudflare's bot-detection script ("/cdn-cgi/challenge-platform/scripts/jsd/main.js")
+    # rides along on ordinary pages: the page is still read.
+    script = (b"<script>(function(){var a=document.createElement('script');"
+              b"a.src='/cdn-cgi/challenge-platform/scripts/jsd/main.js';"
+              b"document.head.appendChild(a);})();</script></body>")
+    page = ENGINE.parse_page(kira_page(2).replace(b"</body>", script), ctx(TOPIC.format(2)))
+    assert len(page.posts) == 6
