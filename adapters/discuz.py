@@ -1,0 +1,588 @@
+"""Discuz! X (3.x) thread pages (FORUMS.md §4), the engine of the Chinese trigger-killer games.
+
+A page holds one `div#post_{pid}` per floor, each with `table#pid{pid}`: the author in
+`div.authi > a.xw1`, the floor in `strong > a#postnum{pid}`, the time in
+`em#authorposton{pid}` ("发表于 2009-8-16 20:46", or a relative form inside
+`<span title="absolute">`), the message in `td#postmessage_{pid}`. Older and regional boards
+serve GBK or BIG5: the page is decoded by the charset it declares.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import ClassVar
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from lxml import etree
+from lxml.html import HtmlElement
+from tally.adapters.base import Engine, PageContext
+from tally.adapters.html import (
+    Aside,
+    block_text,
+    class_set,
+    collapse,
+    has_class_xpath,
+    parse_document_as_browser,
+    split_body,
+)
+
+from tally import times
+from tally.errors import ForumError, InputError, TruncatedPage
+from tally.model import Body, EditMarker, Page, Post, Quote
+
+# ---------------------------------------------------------------------------------------------
+# URLs (FORUMS.md §4.2): forum.php?mod=viewthread&tid=&page=, the rewrite form
+# thread-{tid}-{page}-{prevpage}.html, and findpost permalinks (forum.php?mod=redirect or the
+# older redirect.php); viewthread.php?tid= is the pre-X form still served by migrated boards.
+
+_REWRITE = re.compile(r"thread-(\d+)-(\d+)-(\d+)\.html$")
+_QUERY_SCRIPTS = ("forum.php", "viewthread.php", "redirect.php")
+
+
+def _query(url: str) -> tuple[str, dict[str, str]]:
+    """The script name of a URL's path and its query parameters."""
+    parts = urlsplit(url)
+    return parts.path.rsplit("/", 1)[-1], dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
+def _tid(url: str) -> str | None:
+    parts = urlsplit(url)
+    rewrite = _REWRITE.search(parts.path)
+    if rewrite:
+        return rewrite.group(1)
+    script, query = _query(url)
+    if script not in _QUERY_SCRIPTS:
+        return None
+    if script == "forum.php" and query.get("mod") == "viewthread" or script == "viewthread.php":
+        return query.get("tid") or None
+    if query.get("goto") == "findpost" and (script == "redirect.php" or query.get("mod") == "redirect"):
+        return query.get("ptid") or None
+    return None
+
+
+def _page_number(url: str) -> int:
+    rewrite = _REWRITE.search(urlsplit(url).path)
+    if rewrite:
+        return max(1, int(rewrite.group(2)))
+    page = _query(url)[1].get("page", "")
+    return max(1, int(page)) if page.isdigit() else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Times (FORUMS.md §4.1 "Date", function_core.php dgmdate): absolute "Y-n-j H:i[:s]"; relative
+# forms for the last week, always in the forum's zone. Traditional-character packs (BIG5
+# boards) write 鐘/時 where simplified ones write 钟/时.
+
+_ABSOLUTE = re.compile(
+    r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?"
+)
+_SECONDS = re.compile(r"^(\d+)\s*秒前$")
+_MINUTES = re.compile(r"^(\d+)\s*分[钟鐘]前$")
+_HALF_HOUR = re.compile(r"^半小[时時]前$")
+_HOURS = re.compile(r"^(\d+)\s*小[时時]前$")
+_DAY_CLOCK = re.compile(r"^(昨天|前天)\s*(\d{1,2}):(\d{2})$")
+_DAYS = re.compile(r"^(\d+)\s*天前$")
+_CLOCK_SLACK = timedelta(minutes=2)  # server clock vs. fetch clock, when comparing the two
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What a shown time says: the wall time to use and the span the real time lies in."""
+
+    at: datetime  # naive, forum zone
+    earliest: datetime
+    latest: datetime
+    precise: bool  # False when the form gives less than the minute ("3 天前", "半小时前")
+    relative: bool = True  # read against the fetch time
+
+
+def _absolute(text: str) -> tuple[datetime, bool] | None:
+    """An absolute "Y-n-j H:i[:s]" time in `text`, and whether it gave the seconds."""
+    found = _ABSOLUTE.search(text)
+    if not found:
+        return None
+    year, month, day, hour, minute, second = (int(g) if g else 0 for g in found.groups())
+    try:
+        return datetime(year, month, day, hour, minute, second), found.group(6) is not None
+    except ValueError:
+        return None
+
+
+def absolute_time(text: str) -> datetime | None:
+    found = _absolute(text)
+    return found[0] if found else None
+
+
+def read_shown_time(text: str, fetched_local: datetime) -> Shown | None:
+    """Read a display time, absolute or relative, against the fetch wall time."""
+    text = collapse(text)
+    absolute = _absolute(text)
+    if absolute is not None:
+        at, with_seconds = absolute
+        return Shown(at, at, at if with_seconds else at + timedelta(seconds=59), True, False)
+    if text == "刚刚":
+        return Shown(fetched_local, fetched_local, fetched_local, True)
+    if found := _SECONDS.match(text):
+        at = times.ago(fetched_local, seconds=int(found.group(1)))
+        return Shown(at, at, at, True)
+    if found := _MINUTES.match(text):
+        # dgmdate shows intval(elapsed / 60): the post is N to N+1 minutes old.
+        at = times.ago(fetched_local, minutes=int(found.group(1)))
+        return Shown(at, at - timedelta(seconds=59), at, True)
+    if _HALF_HOUR.match(text):  # 30 to 60 minutes old
+        at = times.ago(fetched_local, minutes=30)
+        return Shown(at, times.ago(fetched_local, minutes=60), at, False)
+    if found := _HOURS.match(text):
+        at = times.ago(fetched_local, hours=int(found.group(1)))
+        return Shown(at, at - timedelta(minutes=59, seconds=59), at, False)
+    if found := _DAY_CLOCK.match(text):
+        back = 1 if found.group(1) == "昨天" else 2
+        at = times.days_ago(fetched_local, back, int(found.group(2)), int(found.group(3)))
+        return Shown(at, at, at + timedelta(seconds=59), True)
+    if found := _DAYS.match(text):
+        # "N 天前" names the calendar day N days before today, not the hour.
+        at = times.days_ago(fetched_local, int(found.group(1)), 0, 0)
+        return Shown(at, at, at + timedelta(days=1, seconds=-1), False)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Edit markers and quote headers (FORUMS.md §4.1): "本帖最后由 桃花 于 2009-8-16 20:46 编辑",
+# as <i class="pstatus"> (X) or as bracketed plain text "[ … ]" (Discuz 6/7 and migrated posts).
+# Quote headers: "X 发表于 2009-8-16 20:40" (X), "原帖由 X 于 2009-8-16 20:40 发表" (6/7).
+
+_DATE_TEXT = r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?"
+_EDIT = re.compile(rf"\[?\s*本帖最后由\s*(\S+?)\s*于\s*({_DATE_TEXT})\s*编辑\s*\]?")
+_QUOTE_HEAD = (
+    re.compile(rf"^(\S+)\s+发表于\s+(?:{_DATE_TEXT}|\S+)"),
+    re.compile(rf"^原帖由\s*(\S+?)\s*于\s*{_DATE_TEXT}\s*发表"),
+)
+# Default custom floor names (install_data.sql `postnocustom`: one a line, first line = floor 1).
+_FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4}
+_DIGITS = re.compile(r"\d+")
+# attackevasive interstitial titles (source/language/lang_security.php).
+_CC_TITLES = ("页面重载开启", "频繁刷新限制", "代理服务器访问限制")
+_POST_ID = re.compile(r"^post_(\d+)$")
+# Look-ups go through libxml2's id index (XPath id()) wherever the template names an element by
+# id, and through one compiled scan per post otherwise: walking every div of every post in
+# Python, or scanning the whole page, costs more than parsing it (DESIGN.md "Performance").
+_BY_ID = etree.XPath("id($id)")
+_POST_WRAPPERS = (
+    etree.XPath("id('postlist')/div[starts-with(@id, 'post_')]"),
+    etree.XPath("//div[starts-with(@id, 'post_')]"),  # a theme that wraps the list differently
+)
+_LEFT_AUTHI_LINKS = etree.XPath("id($favatar)//div[contains(@class, 'authi')]/a")
+_ANY_AUTHI_LINKS = etree.XPath(".//div[contains(@class, 'authi')]/a")
+# The signature row of table#pid{pid} (viewthread_node.htm: td.plc.plm > div.sign).
+_SIGNS = etree.XPath("id($table)/tr/td/div[contains(@class, 'sign')]"
+                     " | id($table)/tbody/tr/td/div[contains(@class, 'sign')]")
+_LOCKED = etree.XPath("descendant::div[contains(@class, 'locked')]")
+_FAVATAR_PI = etree.XPath(f".//div[{has_class_xpath('favatar')}]/div[{has_class_xpath('pi')}]")
+_PAGERS = (
+    etree.XPath("id('pgt')//div[@class='pg']"),
+    etree.XPath(f"//div[{has_class_xpath('pg')}]"),
+)
+_LOOKS_LIKE = re.compile(
+    rb"Discuz!|discuz_uid|id=\"postmessage_\d+\"|STYLEID\s*=\s*'", re.IGNORECASE
+)
+_END_OF_DOCUMENT = re.compile(rb"</html\s*>", re.IGNORECASE)
+
+
+def _has(element: HtmlElement, name: str) -> bool:
+    return name in class_set(element)
+
+
+def _classify(element: HtmlElement) -> Aside | None:
+    """Which Discuz blocks inside a message are not the author's own voice."""
+    tag = element.tag
+    if tag == "i" and _has(element, "pstatus"):
+        return "drop"  # the edit marker: read on its own (FORUMS.md §4.1)
+    if tag == "ignore_js_op":
+        return "drop"  # attachment boxes and their tooltips
+    if tag != "div":
+        return None
+    classes = class_set(element)
+    if "quote" in classes:
+        return "quote"
+    if "blockcode" in classes:
+        return "code"
+    if "showhide" in classes or any("spoiler" in c for c in classes):
+        return "spoiler"  # [hide] content shown to those who replied; spoiler plugins
+    if classes & {"locked", "attach_nopermission", "attach_tips", "a_pr", "tip"}:
+        return "drop"  # hidden-content notices, the guest login tip, ads (guesttipsinthread)
+    return None
+
+
+def _aside_chrome(element: HtmlElement) -> bool:
+    # The [hide] title (<h4>本帖隐藏的内容</h4>) and the code box's "复制代码" button.
+    return element.tag == "h4" or "copycode" in (element.get("onclick") or "")
+
+
+def _aside_text(element: HtmlElement) -> str:
+    return block_text(element, _aside_chrome)
+
+
+def _read_quote(element: HtmlElement) -> Quote:
+    inner = element.find("blockquote")
+    text = block_text(inner if inner is not None else element)
+    head, _, rest = text.partition("\n")
+    for pattern in _QUOTE_HEAD:
+        found = pattern.match(head)
+        if found:
+            return Quote(text=rest, author=found.group(1))
+    return Quote(text=text)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _first_found(root: HtmlElement, paths: tuple[etree.XPath, ...]) -> list[HtmlElement]:
+    for path in paths:
+        found = path(root)
+        if found:
+            return found
+    return []
+
+
+def _post_wrappers(root: HtmlElement) -> list[tuple[HtmlElement, str]]:
+    """The post wrappers div#post_{pid}, in page order."""
+    return [(div, m.group(1)) for div in _first_found(root, _POST_WRAPPERS)
+            if (m := _POST_ID.match(div.get("id", "")))]
+
+
+def _by_id(root: HtmlElement, id_: str) -> HtmlElement | None:
+    found = _BY_ID(root, id=id_)
+    return found[0] if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class _PostMarkup:
+    """The elements of one post that the reading needs (FORUMS.md §4.1)."""
+
+    div: HtmlElement
+    pid: str
+    floor_link: HtmlElement | None  # strong > a#postnum{pid}
+    stamp: HtmlElement | None  # em#authorposton{pid}
+    message: HtmlElement | None  # td#postmessage_{pid}
+    authi_links: list[HtmlElement]  # the links of div.authi (the left column's first)
+
+    @classmethod
+    def of(cls, root: HtmlElement, div: HtmlElement, pid: str) -> _PostMarkup:
+        links = _LEFT_AUTHI_LINKS(root, favatar=f"favatar{pid}") or _ANY_AUTHI_LINKS(div)
+        return cls(div, pid, _by_id(root, f"postnum{pid}"), _by_id(root, f"authorposton{pid}"),
+                   _by_id(root, f"postmessage_{pid}"), links)
+
+    def blocks(self, path: etree.XPath, name: str, within: HtmlElement | None = None) -> list[str]:
+        """The texts of the div.{name} blocks of the post (or of its message)."""
+        return [collapse(e.text_content()) for e in path(within if within is not None else self.div)
+                if _has(e, name)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What reading one page needs besides the tree."""
+
+    ctx: PageContext
+    number: int
+    per_page: int
+    tid: str | None
+    fetched_local: datetime
+    directory: str  # the page URL's folder, for the template's relative links
+
+    def resolve(self, href: str) -> str:
+        """An absolute URL for a link of the page (most are "forum.php?…", relative)."""
+        if "://" in href or href.startswith(("/", "?", "#")):
+            return urljoin(self.ctx.url, href)
+        return self.directory + href
+
+
+class Discuz(Engine):
+    name: ClassVar[str] = "discuz"
+    label: ClassVar[str] = "Discuz!"
+    default_zone: ClassVar[str] = "Asia/Shanghai"  # timeoffset default 8 (FORUMS.md §4.4)
+    default_per_page: ClassVar[int] = 10  # postperpage default (FORUMS.md §4.2)
+
+    # -- URLs ----------------------------------------------------------------------------------
+
+    def accepts(self, url: str) -> bool:
+        return _tid(url) is not None
+
+    def thread_key(self, url: str) -> str:
+        tid = _tid(url)
+        if tid is None:
+            raise InputError(f"{self.label}: {url}: not a Discuz! thread URL")
+        return f"tid={tid}"
+
+    def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
+        tid = self.thread_key(url).removeprefix("tid=")
+        parts = urlsplit(url)
+        rewrite = _REWRITE.search(parts.path)
+        if rewrite:
+            path = parts.path[: rewrite.start()] + f"thread-{tid}-{number}-{rewrite.group(3)}.html"
+            return urlunsplit(parts._replace(path=path, fragment=""))
+        script, query = _query(url)
+        if script == "forum.php" and query.get("mod") == "viewthread" or script == "viewthread.php":
+            query["page"] = str(number)
+            return urlunsplit(parts._replace(query=urlencode(query), fragment=""))
+        # A findpost permalink: address the thread itself, beside the script that served it.
+        target = "viewthread.php?" if script == "redirect.php" else "forum.php?mod=viewthread&"
+        return urljoin(url, f"{target}tid={tid}&page={number}")
+
+    def page_number(self, url: str, per_page: int | None = None) -> int:
+        return _page_number(url)
+
+    def looks_like(self, data: bytes) -> bool:
+        return bool(_LOOKS_LIKE.search(data))
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    def parse_page(self, data: bytes, ctx: PageContext) -> Page:
+        if not _END_OF_DOCUMENT.search(data[-4096:]):
+            raise TruncatedPage(
+                f"{self.label}: {ctx.url}: truncated page (the document ends before </html>)"
+            )
+        root = parse_document_as_browser(data)
+        posts_divs = _post_wrappers(root)
+        if not posts_divs:
+            raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
+        pager = next(iter(_first_found(root, _PAGERS)), None)
+        number = self._current_page(pager, ctx.url)
+        tid = _tid(ctx.url) or self._tid_from_page(root)
+        reading = _Reading(ctx, number, ctx.per_page or self.default_per_page, tid,
+                           times.local_now(ctx.fetched_at, ctx.zone), urljoin(ctx.url, "."))
+        posts: list[Post] = []
+        notes: list[str] = []
+        for index, (div, pid) in enumerate(posts_divs):
+            post = self._read_post(_PostMarkup.of(root, div, pid), index, reading, notes)
+            if post is not None:
+                posts.append(post)
+        if not posts:
+            raise self.not_a_thread(ctx, "the post list holds no readable post")
+        return Page(
+            url=ctx.url,
+            number=number,
+            count=self._page_count(pager, number),
+            posts=tuple(posts),
+            thread_id=tid,
+            title=self._title(root),
+            next_url=self._next_url(pager, ctx.url),
+            notes=tuple(notes),
+        )
+
+    def _why_not_a_thread(self, root: HtmlElement, data: bytes) -> str:
+        message = root.find(".//div[@id='messagetext']")
+        if message is not None:
+            paragraph = message.find("p")
+            text = collapse((paragraph if paragraph is not None else message).text_content())
+            login = root.find(".//div[@id='messagelogin']") is not None or "登录" in text
+            return f"{'login required' if login else 'message page'}: {text}"
+        title = collapse(root.findtext(".//title") or "")
+        scripts = " ".join(s.text or "" for s in root.iter("script"))
+        if title in _CC_TITLES or "document.location.reload" in scripts:
+            return f"CC-defence interstitial: {title or 'reload script'}"
+        if self.looks_like(data):
+            return "no post (div#post_…) in the page"
+        return "no Discuz! post list; the page looks like another engine's"
+
+    # -- one post ------------------------------------------------------------------------------
+
+    def _read_post(self, markup: _PostMarkup, index: int, reading: _Reading,
+                   page_notes: list[str]) -> Post | None:
+        ctx, pid, floor_link, stamp = reading.ctx, markup.pid, markup.floor_link, markup.stamp
+        notes: list[str] = []
+        if floor_link is not None and floor_link.find("em[@class]") is not None \
+                and "replystick" in class_set(floor_link.find("em[@class]")):
+            # A stickied reply repeats a later floor at the top of the page (FORUMS.md §4.1).
+            page_notes.append(f"post {pid}: stickied copy of a later floor, read where it stands")
+            return None
+        author_link = self._author_link(markup.authi_links)
+        if stamp is None and author_link is None:
+            # The "post deleted" stub: a floor number and nothing else to read.
+            page_notes.append(f"post {pid}: shown as deleted, with no author or time")
+            return None
+        if stamp is None:
+            raise ForumError(f"{self.label}: {ctx.url}: post {pid}: no time (em#authorposton{pid})")
+        author, author_id = self._author(markup.div, author_link, pid, ctx)
+        created_at, time_text = self._time(stamp, reading, notes)
+        position = self._position(floor_link, index, reading, notes)
+        body, edit, deleted = self._body(markup, reading, notes)
+        return Post(
+            id=pid,
+            position=position,
+            permalink=self._permalink(floor_link, pid, reading),
+            author=author,
+            author_id=author_id,
+            created_at=created_at,
+            time_text=time_text,
+            zone=ctx.zone,
+            body=body,
+            edit=edit,
+            fetched_at=ctx.fetched_at,
+            page_url=ctx.url,
+            deleted=deleted,
+            notes=tuple(notes),
+        )
+
+    @staticmethod
+    def _author_link(links: list[HtmlElement]) -> HtmlElement | None:
+        for link in links:  # authoronleft: the bold name link in the left column
+            if _has(link, "xw1"):
+                return link
+        for link in links:  # authoronleft off: the name link beside the date
+            href = link.get("href") or ""
+            if "uid=" in href or "space-uid-" in href:
+                return link
+        return None
+
+    def _author(self, div: HtmlElement, link: HtmlElement | None, pid: str,
+                ctx: PageContext) -> tuple[str, str | None]:
+        if link is not None:
+            found = re.search(r"uid[=-](\d+)", link.get("href") or "")
+            return collapse(link.text_content()), found.group(1) if found else None
+        # Anonymous posts and deleted members: the name is plain text in the left column.
+        for pi in _FAVATAR_PI(div):
+            name = collapse(pi.text or "") or collapse(pi.text_content())
+            if name:
+                return name.split()[0], None
+        raise ForumError(f"{self.label}: {ctx.url}: post {pid}: no author (div.authi > a.xw1)")
+
+    def _time(self, stamp: HtmlElement, reading: _Reading,
+              notes: list[str]) -> tuple[datetime, str]:
+        shown_text = collapse(stamp.text_content()).removeprefix("发表于").strip()
+        span = next((s for s in stamp.iter("span") if s.get("title")), None)
+        machine = absolute_time(span.get("title", "")) if span is not None else None
+        shown = read_shown_time(shown_text, reading.fetched_local)
+        if machine is not None:
+            if shown is not None and not (
+                    shown.earliest - _CLOCK_SLACK <= machine <= shown.latest + _CLOCK_SLACK):
+                notes.append(f"shown time {shown_text!r} disagrees with the page's title time "
+                             f"{machine:%Y-%m-%d %H:%M:%S}; the title time is used")
+            wall = machine
+        elif shown is not None:
+            wall = shown.at
+            if shown.relative:
+                vague = "" if shown.precise else "; it gives no exact time"
+                notes.append(f"relative time {shown_text!r} read against the fetch time "
+                             f"{reading.fetched_local:%Y-%m-%d %H:%M:%S} (no title time in the "
+                             f"page){vague}")
+        else:
+            raise ForumError(f"{self.label}: {reading.ctx.url}: post "
+                             f"{stamp.get('id', '').removeprefix('authorposton')}: "
+                             f"cannot read the time {shown_text!r}")
+        local = times.localise(wall, reading.ctx.zone)
+        if local.note:
+            notes.append(local.note)
+        return local.utc, shown_text
+
+    def _position(self, link: HtmlElement | None, index: int, reading: _Reading,
+                  notes: list[str]) -> int:
+        counted = (reading.number - 1) * reading.per_page + index + 1
+        text = collapse(link.text_content()) if link is not None else ""
+        digits = _DIGITS.search(text)
+        if digits:
+            return int(digits.group())
+        if text in _FLOOR_NAMES:
+            return _FLOOR_NAMES[text]
+        shown = f"shown as {text!r} (a custom floor name)" if text else "not shown"
+        notes.append(f"floor {shown}: position {counted} counted from the page order "
+                     f"(page {reading.number}, {reading.per_page} a page)")
+        return counted
+
+    def _permalink(self, link: HtmlElement | None, pid: str, reading: _Reading) -> str:
+        href = link.get("href", "") if link is not None else ""
+        if "findpost" in href:
+            return reading.resolve(href)
+        # The first floor links the thread itself: give it a findpost link like the others.
+        tid = reading.tid or ""
+        return reading.resolve(f"forum.php?mod=redirect&goto=findpost&ptid={tid}&pid={pid}")
+
+    def _body(self, markup: _PostMarkup, reading: _Reading,
+              notes: list[str]) -> tuple[Body, EditMarker | None, bool]:
+        message = markup.message
+        if message is None:
+            locked = markup.blocks(_LOCKED, "locked")
+            if not locked:
+                raise ForumError(f"{self.label}: {reading.ctx.url}: post {markup.pid}: "
+                                 f"no message (td#postmessage_{markup.pid})")
+            notes.append(f"hidden by the forum: {locked[0]}")
+            return Body(own=""), None, True
+        for text in markup.blocks(_LOCKED, "locked", within=message):
+            if text:  # [hide] content this viewer may not see
+                notes.append(f"part of the message is hidden from this viewer: {text}")
+        markers = [collapse(i.text_content()) for i in message.iter("i") if _has(i, "pstatus")]
+        body = split_body(message, _classify, _read_quote, _aside_text)
+        own, written = self._strip_edit_text(body.own)
+        signs = _SIGNS(markup.div, table=f"pid{markup.pid}")
+        signature = next((block_text(e) for e in signs if _has(e, "sign")), "")
+        body = replace(body, own=own, signature=signature or body.signature)
+        return body, self._edit_marker(markers + written, reading), False
+
+    @staticmethod
+    def _strip_edit_text(own: str) -> tuple[str, list[str]]:
+        """Take bracketed or plain edit notices out of the author's own text."""
+        found = [collapse(m.group(0)) for m in _EDIT.finditer(own)]
+        if not found:
+            return own, []
+        lines = (line.strip() for line in _EDIT.sub("", own).split("\n"))
+        return "\n".join(line for line in lines if line), found
+
+    def _edit_marker(self, texts: list[str], reading: _Reading) -> EditMarker | None:
+        best: tuple[datetime, EditMarker] | None = None
+        for text in texts:
+            found = _EDIT.search(text)
+            if not found:
+                continue
+            wall = absolute_time(found.group(2))
+            if wall is None:
+                continue
+            edited = times.localise(wall, reading.ctx.zone).utc
+            marker = EditMarker(text=text.strip("[] "), editor=found.group(1), edited_at=edited)
+            if best is None or edited >= best[0]:
+                best = (edited, marker)
+        return best[1] if best else None
+
+    # -- page chrome ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _current_page(pager: HtmlElement | None, url: str) -> int:
+        if pager is not None:
+            current = pager.find("strong")
+            if current is not None and (current.text or "").strip().isdigit():
+                return int((current.text or "").strip())
+        return _page_number(url)
+
+    @staticmethod
+    def _page_count(pager: HtmlElement | None, number: int) -> int | None:
+        if pager is None:
+            return 1 if number == 1 else None  # no pager: the thread fits on one page
+        # Page links ("2", "... 12" on a.last), the current <strong>, and "共 N 页" / " / N 页".
+        texts = [e.text_content() for e in pager.iter("a", "strong", "span")]
+        texts += [e.get("title", "") for e in pager.iter("span")]
+        numbers = [int(n) for text in texts for n in _DIGITS.findall(text)]
+        return max(numbers + [number])
+
+    @staticmethod
+    def _next_url(pager: HtmlElement | None, url: str) -> str | None:
+        if pager is None:
+            return None
+        link = next((a for a in pager.iter("a") if _has(a, "nxt") and a.get("href")), None)
+        return urljoin(url, link.get("href")) if link is not None else None
+
+    @staticmethod
+    def _title(root: HtmlElement) -> str | None:
+        subject = root.find(".//span[@id='thread_subject']")
+        if subject is not None:
+            return collapse(subject.text_content()) or None
+        title = collapse(root.findtext(".//title") or "")
+        return title.split(" - ")[0] or None
+
+    @staticmethod
+    def _tid_from_page(root: HtmlElement) -> str | None:
+        for link in root.iter("a"):
+            href = link.get("href") or ""
+            found = re.search(r"[?&]p?tid=(\d+)", href) or _REWRITE.search(href)
+            if found and (link.get("id", "").startswith("postnum") or "viewthread" in href):
+                return found.group(1)
+        return None

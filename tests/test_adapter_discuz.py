@@ -1,0 +1,341 @@
+"""The Discuz! X adapter (FORUMS.md §4) on saved pages: fixtures/discuz/<case>/ and errors/."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import casefiles
+import pytest
+from tally.adapters import for_url, sniff
+from tally.adapters.base import PageContext
+from tally.adapters.discuz import Discuz, read_shown_time
+
+from tally import times
+from tally.errors import NotAThreadPage, TruncatedPage
+
+ENGINE = Discuz()
+CASES = casefiles.case_dirs("discuz")
+ERRORS = casefiles.FIXTURES / "discuz" / "errors"
+BASE = "https://bbs.tuilisha.cn/"
+FETCHED = times.parse_iso("2026-11-20T04:00:00Z")  # 12:00 in Shanghai
+NOON = datetime(2026, 11, 20, 12, 0, 0)  # the same instant as a Shanghai wall time
+
+
+def ctx(url: str = BASE + "forum.php?mod=viewthread&tid=88231&page=2") -> PageContext:
+    return PageContext(url=url, fetched_at=FETCHED, zone="Asia/Shanghai")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixture cases, field by field
+
+
+def test_there_are_cases() -> None:
+    assert {p.name for p in CASES} >= {"trigger-utf8", "gbk-old"}
+
+
+@pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
+def test_case_pages(case_dir: Path) -> None:
+    case = casefiles.load_case(case_dir)
+    wanted = {page["file"]: page for page in case.expected["pages"]}
+    assert set(wanted) == {page.file for page in case.pages}
+    for saved in case.pages:
+        page = ENGINE.parse_page(saved.data, saved.ctx)
+        casefiles.check_page(page, wanted[saved.file], f"{case.name}/{saved.file}")
+        for post in page.posts:
+            assert (post.fetched_at, post.page_url, post.zone) == (
+                saved.ctx.fetched_at, saved.ctx.url, saved.ctx.zone)
+            assert post.permalink.startswith(saved.ctx.url.split("/", 3)[0])
+            assert f"pid={post.id}" in post.permalink
+
+
+@pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
+def test_next_url_leads_to_the_next_saved_page(case_dir: Path) -> None:
+    case = casefiles.load_case(case_dir)
+    pages = [ENGINE.parse_page(saved.data, saved.ctx) for saved in case.pages]
+    for page, following in zip(pages, case.pages[1:]):
+        assert page.next_url == following.ctx.url
+    assert pages[-1].next_url is None
+    assert {page.thread_id for page in pages} == {ENGINE.thread_key(case.pages[0].ctx.url)[4:]}
+
+
+def test_trigger_thread_floors_and_titles() -> None:
+    case = casefiles.load_case(casefiles.FIXTURES / "discuz" / "trigger-utf8")
+    pages = [ENGINE.parse_page(saved.data, saved.ctx) for saved in case.pages]
+    floors = [post.position for page in pages for post in page.posts]
+    # T1: floors are the forum's own numbers; the deleted floor 17 leaves a gap.
+    assert floors == [n for n in range(1, 29) if n != 17]
+    assert pages[0].posts[1].author == "阿飞" and pages[0].posts[1].position == 2  # 沙发
+    assert pages[0].title == "【第七届触发杀】桃源村命案 投票帖"
+    # A title span gives the exact time: no note; a bare relative time says how it was read.
+    by_id = {post.id: post for page in pages for post in page.posts}
+    assert by_id["2310480"].notes == ()
+    assert by_id["2310569"].notes == (
+        ("relative time '8 分钟前' read against the fetch time 2026-11-20 12:00:00 "
+        "(no title time in the page)"),)
+
+
+def test_gbk_fixture_really_is_gbk() -> None:
+    data = (casefiles.FIXTURES / "discuz" / "gbk-old" / "page-1.html").read_bytes()
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    assert "本帖最后由".encode("gbk") in data
+
+
+# ---------------------------------------------------------------------------------------------
+# URLs (FORUMS.md §4.2)
+
+THREAD = BASE + "forum.php?mod=viewthread&tid=88231&extra=page%3D1"
+
+
+@pytest.mark.parametrize("url", [
+    THREAD,
+    BASE + "forum.php?mod=viewthread&tid=88231&extra=page%3D1&page=3",
+    BASE + "thread-88231-3-1.html",
+    BASE + "bbs/forum.php?mod=redirect&goto=findpost&ptid=88231&pid=2310520",
+    BASE + "redirect.php?goto=findpost&pid=2310520&ptid=88231",
+    BASE + "viewthread.php?tid=88231&page=2",
+])
+def test_accepts_every_thread_url_form(url: str) -> None:
+    assert ENGINE.accepts(url)
+    assert ENGINE.thread_key(url) == "tid=88231"
+    assert for_url(url).name == "discuz"
+
+
+@pytest.mark.parametrize("url", [
+    BASE + "forum.php?mod=forumdisplay&fid=12",
+    BASE + "forum.php?mod=viewthread",
+    BASE + "home.php?mod=space&uid=20113",
+    "https://forum.example/viewtopic.php?f=2&t=123",
+])
+def test_rejects_other_urls(url: str) -> None:
+    assert not ENGINE.accepts(url)
+
+
+def test_page_url_and_page_number_round_trip() -> None:
+    page3 = ENGINE.page_url(THREAD, 3)
+    assert page3 == BASE + "forum.php?mod=viewthread&tid=88231&extra=page%3D1&page=3"
+    assert ENGINE.page_number(page3) == 3
+    assert ENGINE.page_number(THREAD) == 1
+    assert ENGINE.page_url(page3, 1).endswith("&page=1")
+    rewrite = ENGINE.page_url(BASE + "thread-88231-1-2.html", 4)
+    assert rewrite == BASE + "thread-88231-4-2.html"  # the "previous list page" part is kept
+    assert ENGINE.page_number(rewrite) == 4
+    assert ENGINE.page_number(BASE + "thread-88231-1-1.html") == 1
+
+
+def test_page_url_from_permalinks() -> None:
+    findpost = BASE + "bbs/forum.php?mod=redirect&goto=findpost&ptid=88231&pid=2310520"
+    assert ENGINE.page_url(findpost, 2) == BASE + "bbs/forum.php?mod=viewthread&tid=88231&page=2"
+    assert ENGINE.page_number(findpost) == 1
+    old = BASE + "redirect.php?goto=findpost&pid=2310520&ptid=88231"
+    assert ENGINE.page_url(old, 2) == BASE + "viewthread.php?tid=88231&page=2"
+
+
+# ---------------------------------------------------------------------------------------------
+# Times (FORUMS.md §4.1, §4.4): every relative form against a fixed fetch time
+
+
+@pytest.mark.parametrize(("shown", "wall"), [
+    ("刚刚", datetime(2026, 11, 20, 12, 0, 0)),
+    ("45\u00a0秒前", datetime(2026, 11, 20, 11, 59, 15)),
+    ("12\u00a0分钟前", datetime(2026, 11, 20, 11, 48, 0)),
+    ("半小时前", datetime(2026, 11, 20, 11, 30, 0)),
+    ("3\u00a0小时前", datetime(2026, 11, 20, 9, 0, 0)),
+    ("昨天\u00a021:58", datetime(2026, 11, 19, 21, 58, 0)),
+    ("前天\u00a009:12", datetime(2026, 11, 18, 9, 12, 0)),
+    ("5\u00a0天前", datetime(2026, 11, 15, 0, 0, 0)),
+    ("3 分鐘前", datetime(2026, 11, 20, 11, 57, 0)),  # BIG5 boards' traditional characters
+    ("2009-8-16 20:46", datetime(2009, 8, 16, 20, 46, 0)),
+    ("2009-8-16 20:46:33", datetime(2009, 8, 16, 20, 46, 33)),
+])
+def test_shown_time_forms(shown: str, wall: datetime) -> None:
+    read = read_shown_time(shown, NOON)
+    assert read is not None and read.at == wall
+
+
+def test_relative_forms_name_their_span() -> None:
+    half = read_shown_time("半小时前", NOON)
+    days = read_shown_time("5 天前", NOON)
+    assert half is not None and (half.earliest, half.latest) == (
+        datetime(2026, 11, 20, 11, 0), datetime(2026, 11, 20, 11, 30))
+    assert days is not None and not days.precise and days.latest == datetime(2026, 11, 15, 23, 59, 59)
+    assert read_shown_time("上周", NOON) is None
+
+
+def _post_html(pid: int = 501, floor: str = "<em>12</em><sup>#</sup>",
+               stamp: str = "发表于 2026-11-17 10:20", message: str = "投票 桃花") -> str:
+    return f"""<div id="post_{pid}"><table id="pid{pid}" class="plhin"><tr>
+<td class="pls"><div id="favatar{pid}" class="pls favatar"><div class="pi"><div class="authi">
+<a href="home.php?mod=space&amp;uid=20113" target="_blank" class="xw1">桃花</a></div></div></div></td>
+<td class="plc"><div class="pi"><strong><a href="forum.php?mod=redirect&amp;goto=findpost&amp;ptid=88231&amp;pid={pid}" id="postnum{pid}">{floor}</a></strong>
+<div class="pti"><div class="authi"><em id="authorposton{pid}">{stamp}</em></div></div></div>
+<div class="pct"><div class="pcb"><div class="t_fsz"><table><tr><td class="t_f" id="postmessage_{pid}">{message}</td></tr></table></div></div></div>
+</td></tr></table></div>"""
+
+
+def _page(*posts: str, pager: str = "", charset: str = "utf-8") -> str:
+    return (f'<html><head><meta http-equiv="Content-Type" content="text/html; charset={charset}" />'
+            f'<title>投票帖 - 杀人游戏 - Powered by Discuz!</title></head><body><div id="ct">{pager}'
+            f'<div id="postlist" class="pl bm">{"".join(posts)}</div></div></body></html>')
+
+
+def _parse(html: str, charset: str = "utf-8", url: str | None = None):
+    return ENGINE.parse_page(html.encode(charset), ctx(url) if url else ctx())
+
+
+def test_title_time_wins_and_a_disagreement_is_noted() -> None:
+    stamp = '发表于 <span title="2026-11-17 10:20:08">2&nbsp;天前</span>'
+    post = _parse(_page(_post_html(stamp=stamp))).posts[0]
+    assert post.created_at == times.parse_iso("2026-11-17T02:20:08Z")
+    assert post.time_text == "2 天前"
+    assert post.notes == (("shown time '2 天前' disagrees with the page's title time "
+                          "2026-11-17 10:20:08; the title time is used"),)
+
+
+def test_absolute_time_without_title_has_no_note() -> None:
+    post = _parse(_page(_post_html())).posts[0]
+    assert post.created_at == times.parse_iso("2026-11-17T02:20:00Z")
+    assert post.notes == ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Body: edit markers, quotes, hidden content
+
+
+def test_edit_marker_forms_are_taken_out_of_the_text() -> None:
+    pstatus = '<i class="pstatus"> 本帖最后由 版主老K 于 2026-11-18 16:02 编辑 </i><br />\n投票 老猫'
+    post = _parse(_page(_post_html(message=pstatus))).posts[0]
+    assert post.edit is not None
+    assert (post.edit.text, post.edit.editor, post.edit.edited_at, post.edit.times) == (
+        "本帖最后由 版主老K 于 2026-11-18 16:02 编辑", "版主老K",
+        times.parse_iso("2026-11-18T08:02:00Z"), None)
+    assert post.body.own == "投票 老猫"
+    bracketed = "投票 老猫<br />\n<br />\n[ 本帖最后由 桃花 于 2009-8-16 20:46 编辑 ]"
+    post = _parse(_page(_post_html(message=bracketed))).posts[0]
+    assert post.edit is not None and post.edit.editor == "桃花"
+    assert post.edit.edited_at == times.parse_iso("2009-08-16T12:46:00Z")
+    assert post.body.own == "投票 老猫"
+
+
+def test_unedited_post_has_no_marker() -> None:
+    assert _parse(_page(_post_html())).posts[0].edit is None
+
+
+def test_quote_header_is_not_the_post_date_and_names_the_author() -> None:
+    quote = ('<div class="quote"><blockquote><font size="2"><a href="forum.php?mod=redirect&amp;goto=findpost&amp;pid=9&amp;ptid=88231">'
+             '<font color="#999999">青蛙王子 发表于 2026-11-19 09:00</font></a></font><br />投票 老猫</blockquote></div><br />投票 小鱼儿')
+    stamp = '发表于 <span title="2026-11-20 11:48:00">12&nbsp;分钟前</span>'
+    post = _parse(_page(_post_html(stamp=stamp, message=quote))).posts[0]
+    assert post.created_at == times.parse_iso("2026-11-20T03:48:00Z")
+    assert [(q.author, q.text) for q in post.body.quotes] == [("青蛙王子", "投票 老猫")]
+    assert post.body.own == "投票 小鱼儿"
+
+
+def test_nested_quote_stays_inside_its_parent() -> None:
+    nested = ('<div class="quote"><blockquote>老猫 发表于 2026-11-19 09:00<br />'
+              '<div class="quote"><blockquote>桃花 发表于 2026-11-19 08:00<br />投票 阿飞</blockquote></div>'
+              '同意</blockquote></div>投票 白菜')
+    post = _parse(_page(_post_html(message=nested))).posts[0]
+    assert [q.author for q in post.body.quotes] == ["老猫"]
+    assert "投票 阿飞" in post.body.quotes[0].text
+    assert post.body.own == "投票 白菜"
+
+
+def test_banned_author_post_is_deleted() -> None:
+    locked = _post_html().replace(
+        '<div class="t_fsz"><table><tr><td class="t_f" id="postmessage_501">投票 桃花</td></tr></table></div>',
+        '<div class="locked">该帖被屏蔽</div>')
+    post = _parse(_page(locked)).posts[0]
+    assert (post.deleted, post.body.own, post.author) == (True, "", "桃花")
+    assert post.notes == ("hidden by the forum: 该帖被屏蔽",)
+
+
+def test_deleted_stub_and_stickied_copy_are_left_out_with_a_note() -> None:
+    stub = ('<div id="post_777"><table id="pid777"><tbody><tr><td class="pls"></td><td class="plc">'
+            '<div class="pi"><strong><a><em>13</em><sup>#</sup></a></strong></div>'
+            '<div class="pct">该帖已被删除</div></td></tr></tbody></table></div>')
+    sticky = _post_html(pid=900, floor='<em title="置顶回复" class="replystick vm">置顶</em> 来自 25#')
+    page = _parse(_page(sticky, _post_html(pid=501), stub))
+    assert [p.id for p in page.posts] == ["501"]
+    assert page.notes == ("post 900: stickied copy of a later floor, read where it stands",
+                          "post 777: shown as deleted, with no author or time")
+
+
+def test_custom_floor_name_falls_back_on_page_order() -> None:
+    page = _parse(_page(_post_html(pid=1, floor="<em>11</em><sup>#</sup>"),
+                        _post_html(pid=2, floor="报纸")))
+    assert [p.position for p in page.posts] == [11, 12]
+    assert page.posts[1].notes == (("floor shown as '报纸' (a custom floor name): position 12 "
+                                   "counted from the page order (page 2, 10 a page)"),)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pager and charsets
+
+
+def test_page_count_from_the_last_link_and_no_pager() -> None:
+    pager = ('<div class="pg"><a href="forum.php?mod=viewthread&amp;tid=88231&amp;page=1" class="prev">&nbsp;&nbsp;</a>'
+             '<a href="forum.php?mod=viewthread&amp;tid=88231&amp;page=1">1</a><strong>2</strong>'
+             '<a href="forum.php?mod=viewthread&amp;tid=88231&amp;page=3">3</a>'
+             '<a href="forum.php?mod=viewthread&amp;tid=88231&amp;page=12" class="last">... 12</a>'
+             '<a href="forum.php?mod=viewthread&amp;tid=88231&amp;page=3" class="nxt">下一页</a></div>')
+    page = _parse(_page(_post_html(), pager=pager))
+    assert (page.number, page.count) == (2, 12)
+    assert page.next_url == BASE + "forum.php?mod=viewthread&tid=88231&page=3"
+    single = _parse(_page(_post_html()), url=THREAD)
+    assert (single.number, single.count, single.next_url) == (1, 1, None)
+
+
+@pytest.mark.parametrize(("declared", "codec"), [
+    ("gb2312", "gb18030"),  # a gb2312 page still carries GBK-only characters such as 镕
+    ("gbk", "gbk"),
+    ("big5", "big5"),
+])
+def test_pages_are_decoded_by_their_declared_charset(declared: str, codec: str) -> None:
+    name = "朱镕基" if codec != "big5" else "桃花園"
+    html = _page(_post_html(message=f"投票 {name}")).replace("charset=utf-8", f"charset={declared}")
+    if codec == "big5":  # a traditional-character board
+        html = html.replace("发表于", "發表於").replace("杀人游戏", "殺人遊戲")
+    post = ENGINE.parse_page(html.encode(codec), ctx()).posts[0]
+    assert post.body.own == f"投票 {name}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pages that are not a thread page
+
+
+def _error(name: str) -> tuple[bytes, PageContext]:
+    return (ERRORS / name).read_bytes(), ctx(THREAD)
+
+
+@pytest.mark.parametrize(("name", "what"), [
+    ("message-notfound.html", "message page: 抱歉，指定的主题不存在或已被删除或正在被审核"),
+    ("message-login.html", "login required: 您需要先登录才能继续本操作"),
+    ("cc-defence.html", "CC-defence interstitial: 页面重载开启"),
+    ("phpbb-prosilver.html", "no Discuz! post list; the page looks like another engine's"),
+])
+def test_not_a_thread_page(name: str, what: str) -> None:
+    data, context = _error(name)
+    with pytest.raises(NotAThreadPage) as raised:
+        ENGINE.parse_page(data, context)
+    assert str(raised.value) == f"Discuz!: {THREAD}: not a thread page ({what})"
+
+
+def test_truncated_page() -> None:
+    data, context = _error("truncated.html")
+    with pytest.raises(TruncatedPage) as raised:
+        ENGINE.parse_page(data, context)
+    assert str(raised.value) == f"Discuz!: {THREAD}: truncated page (the document ends before </html>)"
+
+
+def test_empty_post_list_is_not_a_thread_page() -> None:
+    with pytest.raises(NotAThreadPage, match=r"not a thread page \(no post \(div#post_…\) in the page\)"):
+        _parse(_page())
+
+
+def test_sniffing_saved_pages() -> None:
+    assert ENGINE.looks_like((casefiles.FIXTURES / "discuz" / "gbk-old" / "page-2.html").read_bytes())
+    assert not ENGINE.looks_like((ERRORS / "phpbb-prosilver.html").read_bytes())
+    engine = sniff((casefiles.FIXTURES / "discuz" / "trigger-utf8" / "page-1.html").read_bytes())
+    assert engine is not None and engine.name == "discuz"
