@@ -1,0 +1,779 @@
+"""Invision Power Board: IPB 3.x and IPS 4.x, detected from the page (FORUMS.md section 5).
+
+Both versions serve many boards; the Russian virtual-mafia board of the rulebooks runs IPB 3.4
+(rulebooks/mafia-virtual.ru.txt: "Отправлено 09 October 2017 - 23:20").
+
+- IPB 3.x (5.1): `div.post_block#post_id_{pid}`, "#n" permalink, `abbr.published[title]` (ISO
+  with offset), body `div.post.entry-content`, edit notice `p.edit`, pagination "Страница x из y".
+- IPS 4.x (5.2): `article#elComment_{id}`, `<time datetime>` in UTC, body
+  `div[data-role=commentContent]`, edit line "Изменено … пользователем X" / "Edited … by X",
+  pagination `ul.ipsPagination[data-pages]`; positions are counted from the page offset.
+
+A machine-readable time wins over the display text; a disagreement is kept as a post note
+(DESIGN.md "Time"). Display texts are read with the helpers of tally.times, in Russian and English.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cached_property, lru_cache
+from typing import Any
+from urllib.parse import urljoin
+
+from lxml import etree
+from lxml.html import HtmlElement
+from tally.adapters.base import Engine, PageContext
+from tally.adapters.html import (
+    Aside,
+    block_text,
+    class_set,
+    collapse,
+    has_class_xpath,
+    parse_document,
+    split_body,
+)
+
+from tally import times
+from tally.errors import ForumError, InputError, TruncatedPage
+from tally.model import Body, EditMarker, Page, Post, Quote
+
+# ---------------------------------------------------------------------------------------------
+# XPath, compiled once: compiling on every call made parsing several times slower than lxml's
+# own parse (DESIGN.md "Performance" asks for at least half its speed).
+
+
+@lru_cache(maxsize=256)
+def _compiled(path: str) -> etree.XPath:
+    return etree.XPath(path)
+
+
+def _all(element: HtmlElement, path: str) -> list[Any]:
+    result = _compiled(path)(element)
+    return result if isinstance(result, list) else [result]
+
+
+def _find(element: HtmlElement, paths: tuple[str, ...]) -> Any | None:
+    """The first match of the first path (in order) that matches anything."""
+    for path in paths:
+        found = _all(element, path)
+        if found:
+            return found[0]
+    return None
+
+
+_INDEXED_ATTRS = frozenset(("itemprop", "data-role", "data-quotedata", "data-excludequote",
+                  "data-entry-pid", "hovercard-id"))
+
+# Blocks of a post whose inside is never read: the profile pane, the buttons, the message body
+# (read by split_body) and the signature (read whole).
+_UNREAD_BLOCKS = frozenset(("author_info", "post_controls", "cAuthorPane_info",
+                            "ipsComment_controls", "entry-content", "signature", "ipsLikeBar"))
+
+
+class _Index:
+    """The first element of each class, tag and marker attribute in one post: one walk of the
+    post's subtree instead of a dozen XPath queries (the speed goal of DESIGN.md)."""
+
+    def __init__(self, root: HtmlElement) -> None:
+        self.by_class: dict[str, HtmlElement] = {}
+        self.by_tag: dict[str, HtmlElement] = {}
+        self.by_attr: dict[tuple[str, str | None], HtmlElement] = {}
+        self.by_id_prefix: dict[str, HtmlElement] = {}
+        stack = [root]
+        while stack:
+            element = stack.pop()
+            if self._add(element):
+                stack.extend(reversed(element))  # document order: first child popped first
+            else:  # a message: its blocks are split_body's business, only the edit line is ours
+                for child in element:
+                    self._add(child)
+
+    def _add(self, element: HtmlElement) -> bool:
+        """Index one element; False when its subtree is not worth walking."""
+        tag = element.tag
+        if not isinstance(tag, str):
+            return False
+        self.by_tag.setdefault(tag, element)
+        descend = True
+        for attr, value in element.items():
+            if attr == "class":
+                for name in value.split():
+                    self.by_class.setdefault(name, element)
+                    if name in _UNREAD_BLOCKS:
+                        descend = False
+            elif attr == "id" and "_" in value:
+                self.by_id_prefix.setdefault(value.split("_", 1)[0] + "_", element)
+            elif attr in _INDEXED_ATTRS:
+                self.by_attr.setdefault((attr, None), element)
+                self.by_attr.setdefault((attr, value), element)
+                if value == "commentContent" or value == "commentText":
+                    descend = False
+        return descend
+
+    def cls(self, name: str, tag: str | None = None) -> HtmlElement | None:
+        found = self.by_class.get(name)
+        return found if found is not None and (tag is None or found.tag == tag) else None
+
+    def attr(self, name: str, value: str | None = None) -> HtmlElement | None:
+        return self.by_attr.get((name, value))
+
+
+def _either(*candidates: HtmlElement | None) -> HtmlElement | None:
+    """The first candidate found (elements must not be truth-tested: lxml warns)."""
+    return next((c for c in candidates if c is not None), None)
+
+
+def _inner(element: HtmlElement | None, tag: str) -> HtmlElement | None:
+    """The first `tag` element inside `element` (itself excluded)."""
+    if element is None:
+        return None
+    return next((e for e in element.iterdescendants(tag)), None)
+
+
+IPS4_PER_PAGE = 25  # forums_posts_per_page default (FORUMS.md 5.2)
+
+# ---------------------------------------------------------------------------------------------
+# URLs (FORUMS.md 5.1/5.2 "Pagination"): the page marker keeps the style of the URL it came in.
+
+_TOPIC_ID = re.compile(r"[?&]showtopic=(\d+)|/topic/(\d+)(?:-|/|$)")
+_PAGE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("furl_st", re.compile(r"/page__st__(\d+)")),  # IPB 3 (older): offset in the path
+    ("furl_dash", re.compile(r"/page-(\d+)")),  # IPB 3: /topic/1-slug/page-2
+    ("path", re.compile(r"/page/(\d+)")),  # IPS 4 (later): /topic/1-slug/page/2/
+    ("query_page", re.compile(r"[?&]page=(\d+)")),
+    ("query_st", re.compile(r"[?&]st=(\d+)")),
+)
+
+
+def _topic_id(url: str) -> str | None:
+    found = _TOPIC_ID.search(url)
+    return (found.group(1) or found.group(2)) if found else None
+
+
+def _strip_query_param(url: str, name: str) -> str:
+    url = re.sub(rf"([?&]){name}=\d+&?", r"\1", url)
+    return url.rstrip("?&")
+
+
+def _strip_page(url: str) -> str:
+    url = re.sub(r"/page__st__\d+/?|/page-\d+/?|/page/\d+/?", "/", url)
+    for name in ("page", "st"):
+        url = _strip_query_param(url, name)
+    return url
+
+
+def _with_query(url: str, param: str) -> str:
+    return f"{url}{'&' if '?' in url else '?'}{param}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Times as shown (FORUMS.md 5.1 clock_long and relative forms, 5.2 DateTime::html)
+
+_TIME = r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?\s?m\.?)?"
+_SEP = r"(?:\s*[-,]\s*|\s+в\s+|\s+at\s+|\s+)"
+_DAY_WORDS = {"сегодня": 0, "today": 0, "вчера": 1, "yesterday": 1}
+_WEEKDAYS = {
+    name: number
+    for names in (
+        "понедельник вторник среда четверг пятница суббота воскресенье",
+        "monday tuesday wednesday thursday friday saturday sunday",
+    )
+    for number, name in enumerate(names.split())
+}
+_UNITS = {"секунд": "seconds", "second": "seconds", "минут": "minutes", "minute": "minutes",
+          "час": "hours", "hour": "hours"}
+
+_JUST_NOW = re.compile(r"^(?:только что|just now)$")
+_AGO = re.compile(r"^(?:(\d+)|an?|одну)?\s*(секунд|second|минут|minute|час|hour)\w*\s+(?:назад|ago)$")
+_DAY_WORD = re.compile(rf"^(\w+){_SEP}{_TIME}$")
+_DAY_MONTH_YEAR = re.compile(rf"^(\d{{1,2}})\s+([^\W\d_]+)\.?(?:,?\s+(\d{{4}}))?(?:{_SEP}{_TIME})?$")
+_MONTH_DAY_YEAR = re.compile(rf"^([^\W\d_]+)\.?\s+(\d{{1,2}})(?:,?\s+(\d{{4}}))?(?:{_SEP}{_TIME})?$")
+_DOTTED = re.compile(rf"^(\d{{1,2}})\.(\d{{1,2}})\.(\d{{4}})(?:,?\s+{_TIME})?$")  # 09.10.2017 23:20
+_SLASHED = re.compile(rf"^(\d{{1,2}})/(\d{{1,2}})/(\d{{4}})(?:,?\s+{_TIME})?$")  # US 10/09/2017
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A display time read as a naive wall time, with how precise the display is."""
+
+    naive: datetime
+    precision: timedelta  # how far the real time may be from `naive` and still show this text
+    has_time: bool = True  # False for date-only displays ("9 октября, 2017")
+
+
+def _clock(groups: tuple[str | None, ...]) -> tuple[int, int, int]:
+    """(hour, minute, second) from the _TIME groups, 12-hour clocks included."""
+    hour, minute, second, half = groups
+    h = int(hour or 0)
+    if half:
+        h = h % 12 + (12 if half == "p" else 0)
+    return h, int(minute or 0), int(second or 0)
+
+
+def _at(day: datetime, groups: tuple[str | None, ...]) -> Shown:
+    if groups[0] is None:
+        return Shown(day, timedelta(days=1), has_time=False)
+    hour, minute, second = _clock(groups)
+    return Shown(day.replace(hour=hour, minute=minute, second=second), timedelta(minutes=1))
+
+
+def _dated(year: int, month: int | None, day: int, clock: tuple[str | None, ...]) -> Shown | None:
+    if month is None:
+        return None
+    try:
+        return _at(datetime(year, month, day), clock)
+    except ValueError:
+        return None
+
+
+def _year_for(year: str | None, month: int | None, day: int, now: datetime) -> int:
+    """IPS 4 drops the year for dates of the current year ("9 октября")."""
+    if year:
+        return int(year)
+    if month is not None and (month, day) > (now.month, now.day):
+        return now.year - 1
+    return now.year
+
+
+def _relative(text: str, now: datetime) -> Shown | None:
+    if _JUST_NOW.match(text):
+        return Shown(now, timedelta(minutes=2))
+    found = _AGO.match(text)
+    if found:
+        unit = _UNITS[found.group(2)]
+        count = int(found.group(1) or 1)
+        return Shown(times.ago(now, **{unit: count}), timedelta(**{unit: 1}) + timedelta(minutes=1))
+    found = _DAY_WORD.match(text)
+    if not found:
+        return None
+    word, clock = found.group(1), found.groups()[1:]
+    hour, minute, second = _clock(clock)
+    if word in _DAY_WORDS:
+        back = _DAY_WORDS[word]
+    elif word in _WEEKDAYS:  # "Понедельник в 21:58": the last such day before today
+        back = (now.weekday() - _WEEKDAYS[word]) % 7 or 7
+    else:
+        return None
+    return Shown(times.days_ago(now, back, hour, minute, second), timedelta(minutes=1))
+
+
+def _absolute(text: str, now: datetime) -> Shown | None:
+    found = _DAY_MONTH_YEAR.match(text)
+    if found:
+        day, month = int(found.group(1)), times.month_number(found.group(2))
+        year = _year_for(found.group(3), month, day, now)
+        return _dated(year, month, day, found.groups()[3:])
+    found = _MONTH_DAY_YEAR.match(text)
+    if found:
+        day, month = int(found.group(2)), times.month_number(found.group(1))
+        year = _year_for(found.group(3), month, day, now)
+        return _dated(year, month, day, found.groups()[3:])
+    found = _DOTTED.match(text) or _SLASHED.match(text)
+    if found:
+        a, b, year = int(found.group(1)), int(found.group(2)), int(found.group(3))
+        day, month = (a, b) if found.re is _DOTTED else (b, a)
+        return _dated(year, month, day, found.groups()[3:])
+    return None
+
+
+def read_shown(text: str, fetched_local: datetime) -> Shown | None:
+    """A display time of either version, in Russian or English; None when unreadable."""
+    folded = collapse(text).casefold().replace("\u2009", " ")
+    return _relative(folded, fetched_local) or _absolute(folded, fetched_local)
+
+
+# ---------------------------------------------------------------------------------------------
+# Body blocks of both versions (FORUMS.md 5.1 quotes/edit, 5.2 quotes/spoilers/edit line)
+
+_EDIT_IPB3 = re.compile(r"^(?:Сообщение отредактировал|This post has been edited by)\s+(.+)$", re.DOTALL)
+_EDIT_IPS4 = re.compile(
+    r"^(?:Изменено|Edited)\s+(?P<date>.+?)\s+(?:пользователем|by)\s+(?P<editor>.+?)"
+    r"(?:\s+\((?P<reason>[^()]*)\))?$", re.DOTALL)
+_CITATION = re.compile(
+    r"^(?:Цитата\s*\((?P<old>[^@)]+?)\s*(?:@[^)]*)?\)"  # IPB 2/3 "Цитата(X @ date)"
+    r"|Quote\s*\((?P<old_en>[^@)]+?)\s*(?:@[^)]*)?\)"
+    r"|(?P<name>.+?)(?:,\s+on\s+.+?,|\s+\(.+?\))?\s+(?:сказал|писал|said|wrote)\w*\s*:?)",
+    re.DOTALL)
+_SPOILER_CLASSES = frozenset(("spoiler", "bbc_spoiler", "ipsSpoiler"))
+
+
+def _is_edit_line(element: HtmlElement) -> bool:
+    if element.tag == "p" and "edit" in class_set(element):
+        return True
+    return element.get("data-excludequote") is not None
+
+
+def _classify(element: HtmlElement) -> Aside | None:
+    classes = class_set(element)
+    if element.tag == "blockquote" or "quotemain" in classes:
+        return "quote"
+    if classes & _SPOILER_CLASSES:
+        return "spoiler"
+    if element.tag == "pre" or "codemain" in classes:
+        return "code"
+    if "signature" in classes or element.get("data-role") == "memberSignature":
+        return "signature"
+    if _is_edit_line(element) or "quotetop" in classes or "attach_wrap" in classes:
+        return "drop"  # the edit notice is read on its own; quotetop is its quote's caption
+    return None
+
+
+def _citation_author(text: str) -> str | None:
+    found = _CITATION.match(collapse(text))
+    if not found:
+        return None
+    name = found.group("old") or found.group("old_en") or found.group("name")
+    return collapse(name) if name else None
+
+
+def _is_citation(element: HtmlElement) -> bool:
+    return bool(class_set(element) & {"citation", "ipsQuote_citation"})
+
+
+def _read_quote(element: HtmlElement) -> Quote:
+    """A quote and its cited author: data attributes first, then the citation line."""
+    author = element.get("data-ipsquote-username") or element.get("data-author")
+    citation = _find(element, (f"./*[{has_class_xpath('citation')}]",
+                               f"./*[{has_class_xpath('ipsQuote_citation')}]"))
+    caption = element.getprevious()
+    if not author and citation is not None:
+        author = _citation_author(citation.text_content())
+    if not author and caption is not None and "quotetop" in class_set(caption):
+        author = _citation_author(caption.text_content())
+    text = block_text(element, lambda e: _is_citation(e) or _classify(e) == "drop")
+    return Quote(text=text, author=author or None)
+
+
+def _read_spoiler(element: HtmlElement) -> str:
+    content = _find(element, (f".//*[{has_class_xpath('ipsSpoiler_contents')}]",
+                              f".//*[{has_class_xpath('bbc_spoiler_content')}]"))
+    return block_text(content if content is not None else element)
+
+
+# ---------------------------------------------------------------------------------------------
+# Not-a-thread pages (FORUMS.md 5: error pages with codes, login walls, no-permission notices)
+
+_ERROR_CODE = re.compile(r"\[#([0-9A-Z]+(?:/\d+)?)\]|(?:Код ошибки|Error code):?\s*([0-9A-Z]+/\d+)")
+_NO_PERMISSION = re.compile(
+    r"Вы не можете просматривать эту тему|You (?:do not|don't) have permission to view this")
+_CHALLENGES = ((b"cf-chl", "Cloudflare"), (b"challenge-platform", "Cloudflare"),
+               (b"ddos-guard", "DDoS-Guard"))
+_OTHER_ENGINES = ((b"phpbb", "phpBB"), (b"discuz", "Discuz!"), (b"forumotion", "Forumotion"),
+                  (b"forumactif", "Forumotion"), (b"jeuxvideo.com", "JV"))
+_INVISION_MARKS = (b"ipboard_body", b"ipb.vars", b"ipsapp", b"ipslayout", b"invision power",
+                   b"invisioncommunity", b"elcomment_", b"post_id_")
+
+
+def _page_title(doc: HtmlElement) -> str:
+    heading = _find(doc, ("//*[@id='elError']//h1", "//h1", "//title"))
+    return collapse(heading.text_content()) if heading is not None else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine
+
+
+class Invision(Engine):
+    name = "invision"
+    label = "Invision"
+    default_zone = "Europe/Moscow"
+    default_per_page = 20  # IPB 3 display_max_posts; IPS 4 uses 25 (IPS4_PER_PAGE)
+
+    # -- URLs ------------------------------------------------------------------------------
+
+    def accepts(self, url: str) -> bool:
+        return url.startswith(("http://", "https://")) and _topic_id(url) is not None
+
+    def thread_key(self, url: str) -> str:
+        topic = _topic_id(url)
+        if topic is None:
+            raise InputError(f"{self.label}: {url}: not a topic URL (no showtopic= or /topic/N-)")
+        return f"topic={topic}"
+
+    def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
+        url = self.normalise_url(url)
+        style = next((style for style, marker in _PAGE_MARKERS if marker.search(url)), None)
+        base = _strip_page(url)
+        if number <= 1:
+            return base
+        offset = (number - 1) * (per_page or self.default_per_page)
+        if style in ("furl_st", "furl_dash", "path"):
+            base = base.rstrip("/") + "/"
+            path = {"furl_st": f"page__st__{offset}", "furl_dash": f"page-{number}",
+                    "path": f"page/{number}/"}[style]
+            head, sep, query = base.partition("?") if "?/" not in base else (base, "", "")
+            return f"{head}{path}{sep}{query}"
+        if style == "query_st":
+            return _with_query(base, f"st={offset}")
+        return _with_query(base, f"page={number}")  # read by IPB 3 and IPS 4 alike
+
+    def page_number(self, url: str, per_page: int | None = None) -> int:
+        url = self.normalise_url(url)
+        for style, marker in _PAGE_MARKERS:
+            found = marker.search(url)
+            if found:
+                value = int(found.group(1))
+                if style in ("furl_st", "query_st"):
+                    return value // (per_page or self.default_per_page) + 1
+                return max(value, 1)
+        return 1
+
+    def looks_like(self, data: bytes) -> bool:
+        head = data[:200_000].lower()
+        return any(mark in head for mark in _INVISION_MARKS)
+
+    # -- Pages -----------------------------------------------------------------------------
+
+    def parse_page(self, data: bytes, ctx: PageContext) -> Page:
+        self._check_bytes(data, ctx)
+        doc = parse_document(data)
+        ips4 = _all(doc, "//article[starts-with(@id, 'elComment_')]")
+        ipb3 = [] if ips4 else _all(doc, "//*[starts-with(@id, 'post_id_')]")
+        if not ips4 and not ipb3:
+            raise self.not_a_thread(ctx, self._why_no_posts(doc))
+        reader = _Ips4Reader(self, doc, ctx) if ips4 else _Ipb3Reader(self, doc, ctx)
+        posts = tuple(reader.post(element, index) for index, element in enumerate(ips4 or ipb3))
+        return Page(
+            url=ctx.url,
+            number=reader.number,
+            count=reader.count(),
+            posts=posts,
+            thread_id=_topic_id(ctx.url),
+            title=reader.title(),
+            next_url=reader.next_url(),
+        )
+
+    def _check_bytes(self, data: bytes, ctx: PageContext) -> None:
+        """Challenge pages and other engines first, then a cut download (base.py contract)."""
+        head = data[:200_000].lower()
+        for mark, who in _CHALLENGES:
+            if mark in head:
+                raise self.not_a_thread(ctx, f"challenge page: {who}")
+        if not self.looks_like(data):
+            other = next((who for mark, who in _OTHER_ENGINES if mark in head), None)
+            raise self.not_a_thread(
+                ctx, f"a {other} page" if other else "no Invision markup")
+        if b"</html>" not in data[-4096:].lower():
+            raise TruncatedPage(
+                f"{self.label}: {ctx.url}: truncated page (ends before </html> after {len(data)} bytes)")
+
+    def _why_no_posts(self, doc: HtmlElement) -> str:
+        text = collapse(doc.text_content())
+        code = _ERROR_CODE.search(text)
+        if code or _all(doc, "//*[@id='elError']"):
+            suffix = f" [#{code.group(1) or code.group(2)}]" if code else ""
+            return f"error page: {_page_title(doc)}{suffix}"
+        denied = _NO_PERMISSION.search(text)
+        if denied:
+            return f"no permission: {denied.group(0)}"
+        if _all(doc, "//form//input[@type='password']"):
+            return f"login wall: {_page_title(doc)}"
+        return "no posts found"
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-version readers: where each version keeps a post's parts. Shared steps live in _Reader.
+
+
+class _Reader:
+    per_page: int
+
+    def __init__(self, engine: Invision, doc: HtmlElement, ctx: PageContext) -> None:
+        self.engine, self.doc, self.ctx = engine, doc, ctx
+        self.now = times.local_now(ctx.fetched_at, ctx.zone)
+        self.number = self.shown_number() or engine.page_number(ctx.url, self.per_page)
+
+    # Page-level parts, per version
+    def shown_number(self) -> int | None:
+        raise NotImplementedError
+
+    def count(self) -> int | None:
+        raise NotImplementedError
+
+    def next_url(self) -> str | None:
+        raise NotImplementedError
+
+    def title(self) -> str | None:
+        heading = _find(self.doc, (f"//h1[{has_class_xpath('ipsType_pagetitle')}]",
+                                   f"//h1[{has_class_xpath('ipsType_pageTitle')}]", "//title"))
+        return collapse(heading.text_content()) or None if heading is not None else None
+
+    def post(self, element: HtmlElement, index: int) -> Post:
+        raise NotImplementedError
+
+    # Shared steps
+    def fail(self, post_id: str, what: str) -> ForumError:
+        return ForumError(f"{self.engine.label}: {self.ctx.url}: post {post_id}: {what}")
+
+    def absolute(self, href: str | None) -> str | None:
+        return urljoin(self.ctx.url, href) if href else None
+
+    def body(self, post_id: str, message: HtmlElement | None) -> Body:
+        if message is None:
+            raise self.fail(post_id, "no message body found")
+        return split_body(message, _classify, _read_quote, read_aside=_read_aside)
+
+    def signature(self, body: Body, found: HtmlElement | None) -> Body:
+        """Both versions print the signature after the message, outside it."""
+        if found is None or body.signature:
+            return body
+        return Body(own=body.own, bold=body.bold, quotes=body.quotes, spoilers=body.spoilers,
+                    code=body.code, signature=block_text(found))
+
+    def when(self, post_id: str, machine: datetime | None, shown: tuple[str, ...],
+             ) -> tuple[datetime, tuple[str, ...]]:
+        """Machine time wins; the display text is checked against it (DESIGN.md "Time")."""
+        readings = [(text, read_shown(text, self.now)) for text in shown if text]
+        readable = [(text, r) for text, r in readings if r is not None]
+        readable.sort(key=lambda pair: not pair[1].has_time)  # a display with a clock first
+        if machine is not None:
+            return machine, tuple(self._disagreement(machine, text, r) for text, r in readable[:1]
+                                  if self._disagrees(machine, r))
+        if not readable:
+            raise self.fail(post_id, f"cannot read the post time {shown[0] if shown else ''!r}")
+        text, reading = readable[0]
+        local = times.localise(reading.naive, self.ctx.zone)
+        notes = [local.note] if local.note else []
+        if not reading.has_time:
+            notes.append(f"the page shows no time of day ({text!r}); 00:00 assumed")
+        return local.utc, tuple(notes)
+
+    def _disagrees(self, machine: datetime, reading: Shown) -> bool:
+        shown = times.localise(reading.naive, self.ctx.zone).utc
+        if not reading.has_time:
+            return times.to_local(machine, self.ctx.zone).date() != reading.naive.date()
+        return abs(machine - shown) >= reading.precision
+
+    def _disagreement(self, machine: datetime, text: str, reading: Shown) -> str:
+        shown = reading.naive.strftime("%Y-%m-%d %H:%M" if reading.has_time else "%Y-%m-%d")
+        return (f"time shown {text!r} reads {shown} in {self.ctx.zone}, but the page's machine "
+                f"time is {machine:%Y-%m-%d %H:%M} UTC; the machine time is used")
+
+    def edit_date(self, text: str) -> datetime | None:
+        reading = read_shown(text, self.now)
+        return times.localise(reading.naive, self.ctx.zone).utc if reading else None
+
+    def make_post(self, **fields: object) -> Post:
+        return Post(zone=self.ctx.zone, fetched_at=self.ctx.fetched_at, page_url=self.ctx.url,
+                    **fields)  # type: ignore[arg-type]
+
+
+def _read_aside(element: HtmlElement) -> str:
+    if class_set(element) & _SPOILER_CLASSES:
+        return _read_spoiler(element)
+    return block_text(element)
+
+
+_PROFILE_ID = re.compile(r"showuser=(\d+)|/user/(\d+)-|/profile/(\d+)-")
+
+
+def _profile_id(link: HtmlElement | None) -> str | None:
+    if link is None:
+        return None
+    found = _PROFILE_ID.search(link.get("href") or "")
+    if found:
+        return next(group for group in found.groups() if group)
+    return link.get("hovercard-id") or None
+
+
+def _iso(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return times.parse_iso(text)
+    except InputError:
+        return None  # an odd title is not fatal: the display text is read instead
+
+
+def _time_text(abbr: HtmlElement | None) -> str:
+    """The IPB 3 date as shown, without the "Отправлено" label of p.posted_info."""
+    text = collapse(abbr.text_content()) if abbr is not None else ""
+    return re.sub(r"^(?:Отправлено|Posted)\s*", "", text)
+
+
+class _Ipb3Reader(_Reader):
+    """IPB 3.x, skin_topic.php `post` and `softDeletedPostBit` (FORUMS.md 5.1)."""
+
+    per_page = Invision.default_per_page
+
+    @cached_property
+    def _pagination_text(self) -> tuple[int, int] | None:
+        """"Страница 1 из 3" / "Page 1 of 3" (li.pagejump; p.no_pages on a one-page topic)."""
+        for element in _all(self.doc, f"//li[{has_class_xpath('pagejump')}]"
+                                      f" | //p[{has_class_xpath('no_pages')}]"):
+            found = re.search(r"(\d+)\s+(?:из|of)\s+(\d+)", collapse(element.text_content()))
+            if found:
+                return int(found.group(1)), int(found.group(2))
+        return None
+
+    def shown_number(self) -> int | None:
+        shown = self._pagination_text
+        if shown:
+            return shown[0]
+        active = _find(self.doc, (f"//li[{has_class_xpath('page')} and {has_class_xpath('active')}]",))
+        text = collapse(active.text_content()) if active is not None else ""
+        return int(text) if text.isdigit() else None
+
+    def count(self) -> int | None:
+        shown = self._pagination_text
+        if shown:
+            return shown[1]
+        last = _find(self.doc, (f"//li[{has_class_xpath('last')}]/a/@href",))
+        if last is not None:
+            return self.engine.page_number(str(last), self.per_page)
+        return None if _all(self.doc, f"//*[{has_class_xpath('pagination')}]") else 1
+
+    def next_url(self) -> str | None:
+        link = _find(self.doc, (f"//li[{has_class_xpath('next')}]/a/@href", "//a[@rel='next']/@href"))
+        return self.absolute(str(link)) if link is not None else None
+
+    def post(self, element: HtmlElement, index: int) -> Post:
+        post_id = element.get("id", "").removeprefix("post_id_")
+        found = _Index(element)
+        # A soft-deleted post shows its original only inside postsDeleteShow_ (moderator view).
+        shown = found.by_id_prefix.get("postsDeleteShow_")
+        scope = _Index(shown) if shown is not None else found
+        deleted = bool(class_set(element) & {"moderated", "hidden"}) or shown is not None
+        message = _either(scope.cls("entry-content", "div"), scope.attr("itemprop", "commentText"),
+                          scope.cls("post", "div"))
+        body = self.signature(self.body(post_id, message), found.cls("signature"))
+        abbr = _either(scope.cls("published", "abbr"), scope.cls("posted_info"))
+        created, notes = self._created(post_id, abbr, deleted)
+        position, permalink = self._position(found, post_id, index)
+        author_link = _either(_inner(found.cls("author"), "a"), found.attr("hovercard-id"))
+        return self.make_post(
+            id=post_id, position=position, permalink=permalink,
+            author=self._author(found, author_link, post_id), author_id=_profile_id(author_link),
+            created_at=created, time_text=_time_text(abbr), body=body,
+            edit=self._edit(scope.cls("edit", "p")), deleted=deleted, notes=notes)
+
+    def _author(self, found: _Index, link: HtmlElement | None, post_id: str) -> str:
+        holder = link if link is not None else found.by_tag.get("h3")
+        name = collapse(holder.text_content()) if holder is not None else ""
+        if not name:
+            raise self.fail(post_id, "no author name found")
+        return name
+
+    def _position(self, found: _Index, post_id: str, index: int) -> tuple[int, str]:
+        link = _either(_inner(found.cls("post_id"), "a"), found.attr("data-entry-pid", post_id))
+        text = collapse(link.text_content()) if link is not None else ""
+        number = re.search(r"#\s*(\d+)", text)
+        position = int(number.group(1)) if number else (self.number - 1) * self.per_page + index + 1
+        href = self.absolute(link.get("href")) if link is not None else None
+        return position, href or f"{self.engine.normalise_url(self.ctx.url)}#entry{post_id}"
+
+    def _created(self, post_id: str, abbr: HtmlElement | None, deleted: bool,
+                 ) -> tuple[datetime, tuple[str, ...]]:
+        if abbr is None and deleted:
+            note = "no post time shown for this deleted post; the fetch time stands in"
+            return self.ctx.fetched_at, (note,)
+        return self.when(post_id, _iso(abbr.get("title") if abbr is not None else None),
+                         (_time_text(abbr),))
+
+    def _edit(self, line: HtmlElement | None) -> EditMarker | None:
+        if line is None:
+            return None
+        reason = next((e for e in line.iterdescendants() if "reason" in class_set(e)), None)
+        notice = block_text(line, lambda e: e is reason).split("\n")[0]
+        found = _EDIT_IPB3.match(notice)
+        editor, edited_at = None, None
+        if found:  # "X: date": the name may hold ": ", the date never starts the remainder
+            rest = found.group(1)
+            for cut in (m.start() for m in re.finditer(r":\s", rest)):
+                edited_at = self.edit_date(rest[cut + 1:])
+                if edited_at is not None:
+                    editor = rest[:cut].strip()
+                    break
+        return EditMarker(text=collapse(line.text_content()), editor=editor, edited_at=edited_at)
+
+
+class _Ips4Reader(_Reader):
+    """IPS 4.x, forums theme.xml postContainer and commentEditLine (FORUMS.md 5.2)."""
+
+    def __init__(self, engine: Invision, doc: HtmlElement, ctx: PageContext) -> None:
+        self.per_page = ctx.per_page or IPS4_PER_PAGE
+        self.pagination = _find(doc, (f"//ul[{has_class_xpath('ipsPagination')}]",))
+        super().__init__(engine, doc, ctx)
+
+    def shown_number(self) -> int | None:
+        if self.pagination is None:
+            return None
+        active = _find(self.pagination, (f".//li[{has_class_xpath('ipsPagination_active')}]",))
+        if active is None:
+            return None
+        link = _find(active, ("./a",))
+        value = (link.get("data-page") if link is not None else None) or collapse(active.text_content())
+        return int(value) if value.isdigit() else None
+
+    def count(self) -> int | None:
+        if self.pagination is None:
+            return 1  # the stock template prints no pagination for a one-page topic
+        pages = self.pagination.get("data-pages") or ""
+        return int(pages) if pages.isdigit() else None
+
+    def next_url(self) -> str | None:
+        if self.pagination is None:
+            return None
+        item = _find(self.pagination, (f".//li[{has_class_xpath('ipsPagination_next')}]",))
+        if item is None or "ipsPagination_inactive" in class_set(item):
+            return None
+        link = _find(item, ("./a",))
+        return self.absolute(link.get("href")) if link is not None else None
+
+    def post(self, element: HtmlElement, index: int) -> Post:
+        post_id = element.get("id", "").removeprefix("elComment_")
+        found = _Index(element)
+        quote_data = _quote_data(found.attr("data-quotedata"))
+        message = found.attr("data-role", "commentContent")
+        body = self.signature(self.body(post_id, message), found.attr("data-role", "memberSignature"))
+        stamp = _inner(found.cls("ipsComment_meta"), "time")
+        machine = _iso(stamp.get("datetime")) if stamp is not None else None
+        if machine is None and isinstance(quote_data.get("timestamp"), int):
+            machine = times.from_unix(quote_data["timestamp"])
+        shown = (collapse(stamp.get("title") or ""), collapse(stamp.text_content())) if stamp is not None else ()
+        created, notes = self.when(post_id, machine, shown)
+        pane = _either(found.cls("cAuthorPane_author"), _inner(found.by_tag.get("aside"), "h3"))
+        link = _inner(pane, "a")
+        author = collapse((link if link is not None else pane).text_content()) if pane is not None else ""
+        author = author or str(quote_data.get("username") or "")  # guests have no profile link
+        if not author:
+            raise self.fail(post_id, "no author name found")
+        author_id = _profile_id(link) or (str(quote_data["userid"]) if quote_data.get("userid") else None)
+        return self.make_post(
+            id=post_id, position=(self.number - 1) * self.per_page + index + 1,
+            permalink=self._permalink(element, post_id), author=author, author_id=author_id,
+            created_at=created, time_text=collapse(stamp.text_content()) if stamp is not None else "",
+            body=body, edit=self._edit(found.attr("data-excludequote")),
+            deleted="ipsModerated" in class_set(element), notes=notes)
+
+    def _permalink(self, element: HtmlElement, post_id: str) -> str:
+        wanted = f"comment={post_id}"
+        href = next((a.get("href") for a in element.iter("a") if wanted in (a.get("href") or "")), None)
+        if href:
+            return urljoin(self.ctx.url, href)
+        return f"{self.engine.normalise_url(self.ctx.url)}#comment-{post_id}"
+
+    def _edit(self, line: HtmlElement | None) -> EditMarker | None:
+        if line is None:
+            return None
+        strong = _inner(line, "strong")
+        notice = collapse((strong if strong is not None else line).text_content())
+        found = _EDIT_IPS4.match(notice)
+        if not found:
+            return None
+        stamp = _inner(line, "time")
+        edited_at = _iso(stamp.get("datetime")) if stamp is not None else None
+        return EditMarker(text=collapse(line.text_content()), editor=found.group("editor"),
+                          edited_at=edited_at or self.edit_date(found.group("date")))
+
+
+def _quote_data(holder: HtmlElement | None) -> dict[str, Any]:
+    """IPS 4's data-quoteData JSON (userid, username, timestamp): a fallback for author and time."""
+    try:
+        data = json.loads(holder.get("data-quotedata") or "") if holder is not None else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
