@@ -34,7 +34,7 @@ def verdict_lines(v: Verdict, zone: str) -> list[str]:
     lines = [head.rstrip()]
     if v.reason:
         lines.append(f"      {v.reason}")
-    if v.superseded_by:
+    if v.superseded_by and v.superseded_by not in v.reason:
         lines.append(f"      superseded by post {v.superseded_by}")
     if v.match:
         lines.append(f"      {describe_match(v.match)}")

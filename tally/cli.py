@@ -1,0 +1,241 @@
+"""The `tally` command line (typer). Exit codes are in tally.errors and README.md."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+import typer
+
+from tally import __version__, times
+from tally.errors import EXIT_BUG, EXIT_NEEDS_GM, InputError, TallyError
+from tally.game import Game
+from tally.model import Tally, Thread
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Count the votes of a forum-played social-deduction game from its thread.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# ---------------------------------------------------------------------------------------------
+# Options shared by the commands that read a thread
+
+DayOpt = typer.Option(None, "--day", "-d", help="Day number (default: the day whose window "
+                      "contains now, else the last day that has started).")
+FromOpt = typer.Option(None, "--from", help="Read saved pages (HTML files as a browser saves "
+                       "them, one per page, any order) from this folder instead of the forum.",
+                       exists=True, file_okay=False, dir_okay=True)
+FetchedAtOpt = typer.Option(None, "--fetched-at", help="With --from: when the pages were saved "
+                            "(anchor for relative dates). Default: each file's modification time.")
+OfflineOpt = typer.Option(False, "--offline", help="Use only pages already in the snapshot store.")
+StoreOpt = typer.Option(None, "--store", envvar="TALLY_STORE", help="Snapshot store (SQLite). "
+                        "Default: .tally/<game>.sqlite beside the game file.")
+AsOfOpt = typer.Option(None, "--as-of", help="Count as the thread stood at this post id or time "
+                       "('YYYY-MM-DD HH:MM[:SS]' in the game's zone, or ISO 8601 with offset).")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tally {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                      help="Show the version and exit.")) -> None:
+    """Count the votes of a forum-played social-deduction game from its thread."""
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Expected errors: one line and their exit code. Bugs: a traceback and exit 1."""
+    try:
+        yield
+    except TallyError as exc:
+        typer.echo(f"tally: error: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise
+    except Exception:  # noqa: BLE001 - the bug path
+        traceback.print_exc()
+        typer.echo("tally: internal error (a bug): please report it with the traceback above",
+                   err=True)
+        raise typer.Exit(EXIT_BUG) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# The steps every command shares: game -> thread -> tally
+
+
+def load_game(path: Path) -> Game:
+    from tally import game as game_file
+    from tally import rules
+
+    game = game_file.load(path)
+    preset = rules.get(game.preset)
+    # Load again knowing the preset's event kinds, so an unknown event names its line.
+    game = game_file.load(path, extra_event_kinds=preset.event_kinds)
+    preset.validate(game)
+    return game
+
+
+def pick_day(game: Game, day: int | None, at: datetime) -> int:
+    if day is not None:
+        game.day(day)  # raises a clear error for an unknown day
+        return day
+    for d in game.days:
+        if d.start <= at <= d.deadline:
+            return d.number
+    started = [d for d in game.days if d.start <= at]
+    return (started[-1] if started else game.days[0]).number
+
+
+def parse_as_of(text: str | None, game: Game) -> tuple[datetime | None, str | None]:
+    """--as-of: a post id (digits, or anything that is not a time) or a time."""
+    if text is None:
+        return None, None
+    raw = text.strip()
+    if raw.isdigit():
+        return None, raw
+    try:
+        return times.parse_game_time(raw, game.timezone).utc, None
+    except InputError:
+        if any(c in raw for c in ":- "):
+            raise InputError(f"--as-of {raw!r}: neither a post id nor a time "
+                             "('YYYY-MM-DD HH:MM[:SS]' or ISO 8601)") from None
+        return None, raw
+
+
+def _progress() -> tuple[Callable[[int, int | None], None] | None, Callable[[], None]]:
+    """A rich progress bar on a terminal; nothing when stderr is piped (cron, CI)."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.progress import Progress
+
+    bar = Progress(transient=True)
+    task = bar.add_task("Reading pages", total=None)
+    bar.start()
+
+    def update(done: int, total: int | None) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return update, bar.stop
+
+
+def read_thread(game: Game, day: int, source: Path | None, fetched_at: str | None,
+                offline: bool, store_path: Path | None) -> Thread:
+    from tally import adapters, crawl
+    from tally.fetch import Fetcher
+    from tally.store import Store
+
+    url = game.day(day).thread_url or game.thread_url
+    forced, plain_url = adapters.split_forced(url)
+    engine_name = game.board.engine or forced
+    if source is not None:
+        stated = times.parse_game_time(fetched_at, game.timezone).utc if fetched_at else None
+        engine = adapters.get(engine_name) if engine_name else None
+        zone = game.timezone
+        return crawl.read_saved_pages(source, engine, zone=zone, url=plain_url, fetched_at=stated,
+                                      language=game.board.language, per_page=game.board.per_page)
+    engine = adapters.for_url(plain_url, engine_name)
+    store = Store(store_path or game.path.parent / ".tally" / f"{game.path.stem}.sqlite")
+    update, done = _progress()
+    try:
+        return crawl.read_thread(plain_url, engine, zone=game.timezone, store=store,
+                                 fetcher=None if offline else Fetcher(), offline=offline,
+                                 language=game.board.language, per_page=game.board.per_page,
+                                 progress=update)
+    finally:
+        done()
+
+
+def run_count(game_path: Path, day: int | None, source: Path | None, fetched_at: str | None,
+              offline: bool, store: Path | None, as_of: str | None) -> Tally:
+    from tally import engine
+
+    game = load_game(game_path)
+    at, up_to_post = parse_as_of(as_of, game)
+    day_number = pick_day(game, day, at or times.now())
+    thread = read_thread(game, day_number, source, fetched_at, offline, store)
+    return engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post)
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+@app.command()
+def count(
+    game: Path = typer.Argument(..., help="The game file (TOML).", dir_okay=False),
+    day: Optional[int] = DayOpt,
+    source: Optional[Path] = FromOpt,
+    fetched_at: Optional[str] = FetchedAtOpt,
+    offline: bool = OfflineOpt,
+    store: Optional[Path] = StoreOpt,
+    as_of: Optional[str] = AsOfOpt,
+    fmt: str = typer.Option("bbcode", "--format", "-f",
+                            help="bbcode | jv | markdown (public post); text | json (with the GM "
+                                 "report)."),
+    public: bool = typer.Option(False, "--public", help="With text or json: leave out the GM "
+                                "report."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 5 when the count needs a GM "
+                                "decision (unresolved names, a tie left to the GM)."),
+) -> None:
+    """Count a day's votes and print the tally post (and, in text/json, the GM report)."""
+    from tally.render import render
+
+    with _errors():
+        tally = run_count(game, day, source, fetched_at, offline, store, as_of)
+        typer.echo(render(tally, fmt, public=public), nl=False)
+        if strict and needs_gm(tally):
+            raise typer.Exit(EXIT_NEEDS_GM)
+
+
+def needs_gm(tally: Tally) -> bool:
+    return any(f.needs_gm for f in tally.findings) or tally.outcome.result in ("tie", "undecided")
+
+
+@app.command()
+def audit(
+    game: Path = typer.Argument(..., help="The game file (TOML).", dir_okay=False),
+    day: Optional[int] = DayOpt,
+    player: Optional[str] = typer.Option(None, "--player", "-p",
+                                         help="Only posts by, or votes for, this player."),
+    post: Optional[str] = typer.Option(None, "--post", help="Only this post id."),
+    source: Optional[Path] = FromOpt,
+    fetched_at: Optional[str] = FetchedAtOpt,
+    offline: bool = OfflineOpt,
+    store: Optional[Path] = StoreOpt,
+    as_of: Optional[str] = AsOfOpt,
+    fmt: str = typer.Option("text", "--format", "-f", help="text | json"),
+) -> None:
+    """Say, for every post in the day's window, why it counted or not."""
+    from tally.render.audit import render_audit
+    from tally.render.jsonout import as_dict
+
+    with _errors():
+        tally = run_count(game, day, source, fetched_at, offline, store, as_of)
+        if post is not None and not any(v.post_id == post for v in tally.verdicts):
+            raise InputError(f"post {post} is not in day {tally.day}'s window")
+        if fmt == "json":
+            import json
+
+            data = as_dict(tally)
+            keep = {v["post"] for v in data["verdicts"]
+                    if (post is None or v["post"] == post)}
+            data["verdicts"] = [v for v in data["verdicts"] if v["post"] in keep]
+            typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        elif fmt == "text":
+            typer.echo(render_audit(tally, player=player, post=post), nl=False)
+        else:
+            raise InputError(f"unknown audit format {fmt!r} (known: text, json)")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()
