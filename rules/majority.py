@@ -88,7 +88,8 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: MajorityOptions,
     else:
         outcome, seed = plurality(found, ctx, o.tiebreak)
     return tally(ctx, readings, settlement.verdicts, found, outcome, findings + quiet, living,
-                 absent, seed=seed, majority=majority_of(living))
+                 absent, seed=seed, majority=majority_of(living),
+                 ended_at=point if hammer is not None else None)
 
 
 def _hammer_outcome(hammer: Hammer, readings: tuple[Reading, ...], found: tuple[Pile, ...],

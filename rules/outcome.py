@@ -81,13 +81,13 @@ def not_voting(ctx: Context, living: tuple[str, ...], settlement: Settlement,
 def tally(ctx: Context, readings: tuple[Reading, ...], verdicts: tuple[Verdict, ...],
           found: Sequence[Pile], outcome: Outcome, findings: tuple[Finding, ...],
           living: tuple[str, ...], absent: tuple[str, ...], *, seed: str | None = None, majority: int | None = None,
-          threshold: int | None = None) -> Tally:
+          threshold: int | None = None, ended_at: datetime | None = None) -> Tally:
     return Tally(
         game=ctx.game.title, preset=ctx.preset, day=ctx.day.number, deadline=ctx.day.deadline,
         as_of=ctx.as_of, counts=tuple(p.count for p in found),
         not_voting=absent,
         outcome=outcome, verdicts=verdicts, living=living, findings=findings, seed=seed,
-        majority=majority, threshold=threshold,
+        majority=majority, threshold=threshold, ended_at=ended_at,
         counted_up_to=readings[-1].post.id if readings else None,
         zone=ctx.game.timezone, thread_url=thread_url(ctx),
         gm_counts=None, gm_outcome=None,  # no secret effects in these presets (seam: issue 4)

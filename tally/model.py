@@ -232,6 +232,7 @@ class Tally:
     majority: int | None = None  # votes needed to end the day, where the preset has a hammer
     threshold: int | None = None  # minimum votes for an elimination (K9)
     counted_up_to: str | None = None  # id of the last post taken into account
+    ended_at: datetime | None = None  # the day ended before its deadline (a hammer, C3)
     zone: str = "UTC"  # the forum's zone, for rendering times as the forum shows them
     thread_url: str = ""
     # The GM's result with secret effects applied (E6, R4-R6); equals the public one when none.

@@ -78,7 +78,7 @@ def outcome_line(tally: Tally, final: bool) -> str:
 def render_post(tally: Tally, dialect_name: str) -> str:
     d = DIALECTS[dialect_name]
     permalinks = {v.post_id: v.permalink for v in tally.verdicts}
-    final = tally.as_of >= tally.deadline
+    final = tally.as_of >= tally.deadline or tally.ended_at is not None
     title = f"Vote count, day {tally.day}" + (" (final)" if final else "")
     lines = [d.heading(f"{title}: {tally.game}"), ""]
     if tally.counts:
