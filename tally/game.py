@@ -355,12 +355,13 @@ class _Reader:
                 deadline = self.when(raw, zone, f"{where}.deadline", "deadline", "events", i)
                 if day is None:
                     raise self.fail(where, "a deadline event needs 'day'", "kind", "events", i)
+            line = self.line_of("kind", "events", i)
             events.append(Event(
                 at=at, kind=kind, player=player, day=day, target=target, account=account,
                 deadline=deadline,
                 secret=self.opt(row, "secret", bool, f"{where}.secret", False, "events", i),
                 params={k: v for k, v in row.items() if k not in core},
-                line=self.line_of("kind", "events", i) if isinstance(self.line_of("kind", "events", i), int) else None,
+                line=line if isinstance(line, int) else None,
             ))
         return tuple(sorted(events, key=lambda e: e.at))
 
@@ -383,9 +384,10 @@ class _Reader:
                 raise self.fail(f"{where}.number", f"day {number} is listed twice", "number", "days", i)
             day = Day(number=number, start=start, deadline=deadline,
                       thread_url=self.opt(row, "thread", str, f"{where}.thread", None, "days", i))
-            moves = [e for e in events if e.kind == "deadline" and e.day == number]
+            moves = [e.deadline for e in events
+                     if e.kind == "deadline" and e.day == number and e.deadline is not None]
             if moves:  # the last announcement wins; the original stays for the audit
-                day = replace(day, deadline=moves[-1].deadline, original_deadline=deadline)
+                day = replace(day, deadline=moves[-1], original_deadline=deadline)
             days.append(day)
         for event in events:
             if event.kind == "deadline" and not any(d.number == event.day for d in days):
