@@ -26,7 +26,8 @@ from pathlib import Path
 
 import lxml.html
 
-from tally import adapters, game as game_file
+from tally import adapters
+from tally import game as game_file
 from tally.adapters.base import PageContext
 from tally.extract import Extractor
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterator, Optional
 
 import typer
 
@@ -173,12 +173,12 @@ def run_count(game_path: Path, day: int | None, source: Path | None, fetched_at:
 @app.command()
 def count(
     game: Path = typer.Argument(..., help="The game file (TOML).", dir_okay=False),
-    day: Optional[int] = DayOpt,
-    source: Optional[Path] = FromOpt,
-    fetched_at: Optional[str] = FetchedAtOpt,
+    day: int | None = DayOpt,
+    source: Path | None = FromOpt,
+    fetched_at: str | None = FetchedAtOpt,
     offline: bool = OfflineOpt,
-    store: Optional[Path] = StoreOpt,
-    as_of: Optional[str] = AsOfOpt,
+    store: Path | None = StoreOpt,
+    as_of: str | None = AsOfOpt,
     fmt: str = typer.Option("bbcode", "--format", "-f",
                             help="bbcode | jv | markdown (public post); text | json (with the GM "
                                  "report)."),
@@ -204,15 +204,15 @@ def needs_gm(tally: Tally) -> bool:
 @app.command()
 def audit(
     game: Path = typer.Argument(..., help="The game file (TOML).", dir_okay=False),
-    day: Optional[int] = DayOpt,
-    player: Optional[str] = typer.Option(None, "--player", "-p",
+    day: int | None = DayOpt,
+    player: str | None = typer.Option(None, "--player", "-p",
                                          help="Only posts by, or votes for, this player."),
-    post: Optional[str] = typer.Option(None, "--post", help="Only this post id."),
-    source: Optional[Path] = FromOpt,
-    fetched_at: Optional[str] = FetchedAtOpt,
+    post: str | None = typer.Option(None, "--post", help="Only this post id."),
+    source: Path | None = FromOpt,
+    fetched_at: str | None = FetchedAtOpt,
     offline: bool = OfflineOpt,
-    store: Optional[Path] = StoreOpt,
-    as_of: Optional[str] = AsOfOpt,
+    store: Path | None = StoreOpt,
+    as_of: str | None = AsOfOpt,
     fmt: str = typer.Option("text", "--format", "-f", help="text | json"),
 ) -> None:
     """Say, for every post in the day's window, why it counted or not."""

@@ -9,9 +9,10 @@ and never import scraping code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Mapping
+from typing import Literal
 
 # ---------------------------------------------------------------------------------------------
 # What an adapter reads off a page

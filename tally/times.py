@@ -9,16 +9,15 @@ works with aware UTC datetimes only.
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally.errors import InputError
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def now() -> datetime:

@@ -1,6 +1,6 @@
 """The game file: a full example loads; every mistake names file, line and key."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -61,10 +61,10 @@ def test_full_example_loads(tmp_path):
     assert game.players[1].account_id == "77"
     assert game.staff == ("Ryuk",)
     day = game.day(1)
-    assert day.start == datetime(2016, 1, 17, 3, 0, tzinfo=timezone.utc)
+    assert day.start == datetime(2016, 1, 17, 3, 0, tzinfo=UTC)
     # The GM moved the deadline: the new one is in force, the old one kept for the audit.
-    assert day.deadline == datetime(2016, 1, 18, 4, 0, tzinfo=timezone.utc)
-    assert day.original_deadline == datetime(2016, 1, 18, 2, 59, 59, tzinfo=timezone.utc)
+    assert day.deadline == datetime(2016, 1, 18, 4, 0, tzinfo=UTC)
+    assert day.original_deadline == datetime(2016, 1, 18, 2, 59, 59, tzinfo=UTC)
     assert [e.kind for e in game.events] == ["death", "deadline"]
     assert game.resolutions == {"ali baba": "Alice", "xx": "ignore"}
 

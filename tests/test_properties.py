@@ -8,7 +8,7 @@ nothing.
 from __future__ import annotations
 
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +19,7 @@ from tally import game as game_file
 
 KIRA = Path(__file__).resolve().parent.parent / "fixtures" / "phpbb" / "kira-en"
 GAME = game_file.load(KIRA / "game.toml")
-FETCHED = datetime(2016, 1, 18, 3, 10, tzinfo=timezone.utc)
+FETCHED = datetime(2016, 1, 18, 3, 10, tzinfo=UTC)
 PAGES = sorted(KIRA.glob("page-*.html"))
 
 

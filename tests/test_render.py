@@ -1,7 +1,7 @@
 """Renderers: what a player reads in the tally post, and what never reaches it (C5)."""
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -9,7 +9,7 @@ from tally.model import Count, Finding, NameMatch, Outcome, Tally, Verdict
 from tally.render import render
 from tally.render.audit import render_audit
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def make_tally(**over) -> Tally:

@@ -1,6 +1,6 @@
 """The one time module: localisation with DST reported, game times, month names."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -10,30 +10,30 @@ from tally.errors import InputError
 
 def test_localise_plain_time_converts_to_utc():
     got = times.localise(datetime(2016, 1, 17, 22, 0), "Europe/Madrid")
-    assert got.utc == datetime(2016, 1, 17, 21, 0, tzinfo=timezone.utc)
+    assert got.utc == datetime(2016, 1, 17, 21, 0, tzinfo=UTC)
     assert got.note is None
 
 
 def test_localise_overlap_reads_first_occurrence_and_says_so():
     got = times.localise(datetime(2026, 10, 25, 2, 30), "Europe/Madrid")
-    assert got.utc == datetime(2026, 10, 25, 0, 30, tzinfo=timezone.utc)
+    assert got.utc == datetime(2026, 10, 25, 0, 30, tzinfo=UTC)
     assert got.note == ("2026-10-25 02:30:00 happens twice in Europe/Madrid (DST ends); "
                         "read as the first, UTC+02:00")
 
 
 def test_localise_gap_uses_offset_before_change_and_says_so():
     got = times.localise(datetime(2026, 3, 29, 2, 30), "Europe/Madrid")
-    assert got.utc == datetime(2026, 3, 29, 1, 30, tzinfo=timezone.utc)
+    assert got.utc == datetime(2026, 3, 29, 1, 30, tzinfo=UTC)
     assert "does not exist in Europe/Madrid (DST gap)" in (got.note or "")
 
 
 def test_game_time_wall_and_iso_forms():
     assert times.parse_game_time("2016-01-18 02:59:59", "UTC").utc == datetime(
-        2016, 1, 18, 2, 59, 59, tzinfo=timezone.utc)
+        2016, 1, 18, 2, 59, 59, tzinfo=UTC)
     assert times.parse_game_time("2016-01-17T22:00:00+01:00", "Asia/Shanghai").utc == datetime(
-        2016, 1, 17, 21, 0, tzinfo=timezone.utc)
+        2016, 1, 17, 21, 0, tzinfo=UTC)
     assert times.parse_game_time("2016-01-17 22:00", "Europe/Moscow").utc == datetime(
-        2016, 1, 17, 19, 0, tzinfo=timezone.utc)
+        2016, 1, 17, 19, 0, tzinfo=UTC)
 
 
 def test_game_time_rejects_nonsense_with_the_form_to_use():
@@ -61,7 +61,7 @@ def test_month_number_rejects_weekdays():
 
 def test_now_can_be_pinned_for_replays(monkeypatch):
     monkeypatch.setenv("TALLY_NOW", "2016-01-18T03:00:00Z")
-    assert times.now() == datetime(2016, 1, 18, 3, 0, tzinfo=timezone.utc)
+    assert times.now() == datetime(2016, 1, 18, 3, 0, tzinfo=UTC)
 
 
 def test_relative_helpers():

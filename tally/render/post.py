@@ -7,8 +7,8 @@ the Tally are read here; the GM's result and findings are never touched (C5).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from tally import __version__, times
 from tally.model import Count, Tally
