@@ -138,7 +138,10 @@ def readings_of(ballots: Iterable[Ballot]) -> tuple[Reading, ...]:
 
 
 def _reading(ballot: Ballot) -> Reading:
-    evidence = (f"time shown: {ballot.post.time_text}",) if ballot.actions else ()
+    # Parse notes (a DST gap or overlap and the reading chosen, a machine time that disagrees
+    # with the shown one) travel with every post so the audit can show them (DESIGN.md "Time").
+    shown = (f"time shown: {ballot.post.time_text}",) if ballot.actions else ()
+    evidence = shown + tuple(f"note: {n}" for n in ballot.post.notes)
     return Reading(ballot, tuple(Step(a) for a in ballot.actions), evidence)
 
 

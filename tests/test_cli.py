@@ -165,3 +165,20 @@ def test_forum_asking_to_wait_too_long_gives_up_cleanly(tmp_path, httpserver):
                                              httpserver.url_for("").rstrip("/")))
     result = run("count", str(game), "--store", str(tmp_path / "s.sqlite"))
     one_line_error(result, 4, "HTTP 503")
+
+
+def test_dst_overlap_choice_is_shown_in_the_audit(tmp_path):
+    """A post dated 02:30 on the night Madrid's clocks go back: the audit says which 02:30."""
+    spanish = ROOT / "fixtures" / "phpbb" / "spanish-30"
+    game = tmp_path / "game.toml"
+    players = "".join(f'[[players]]\nname = "{n}"\n' for n in ("Lucía", "Pablo", "Marta", "Andrés"))
+    game.write_text(
+        'preset = "majority"\ntimezone = "Europe/Madrid"\nstaff = ["Magistrado"]\n'
+        '[thread]\nurl = "http://pueblo.example.es/foro/viewtopic.php?f=2&t=77"\n'
+        f'{players}[[days]]\nstart = "2015-10-24 00:00"\ndeadline = "2015-10-26 22:00"\n',
+        encoding="utf-8")
+    result = run("audit", str(game), "--from", str(spanish), "--fetched-at", "2015-10-26 21:00",
+                 "--post", "907")
+    assert result.exit_code == 0, result.output
+    assert ("note: 2015-10-25 02:30:00 happens twice in Europe/Madrid (DST ends); "
+            "read as the first, UTC+02:00") in result.stdout
