@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,6 +16,9 @@ from tally import __version__, times
 from tally.errors import EXIT_BUG, EXIT_NEEDS_GM, InputError, TallyError
 from tally.game import Game
 from tally.model import Tally, Thread
+
+if TYPE_CHECKING:
+    from tally.adapters import Engine
 
 app = typer.Typer(
     add_completion=False,
@@ -235,6 +239,86 @@ def audit(
             typer.echo(render_audit(tally, player=player, post=post), nl=False)
         else:
             raise InputError(f"unknown audit format {fmt!r} (known: text, json)")
+
+
+@app.command()
+def init(
+    url: str = typer.Argument(..., help="The thread URL (or engine:URL to force the engine)."),
+    source: Path | None = FromOpt,
+    timezone: str | None = typer.Option(None, "--timezone", help="The zone the forum shows "
+                                           "times in (IANA, e.g. Europe/Madrid). Default: the "
+                                           "engine's default zone, marked CHECK in the file."),
+    preset: str = typer.Option("majority", "--preset", help="kira | majority"),
+    out: Path = typer.Option(Path("game.toml"), "--out", "-o", dir_okay=False,
+                             help="The game file to write."),
+    fetched_at: str | None = FetchedAtOpt,
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing game file."),
+) -> None:
+    """Write a first game file from a thread: engine, zone, roster, day 1, preset."""
+    with _errors():
+        if out.exists() and not force:
+            raise InputError(f"{out}: already exists; use --force to overwrite it")
+        text = _first_game_file(url, source, timezone, preset, out, fetched_at)
+        _write_atomically(out, text)
+        typer.echo(f"wrote {out}: check the lines marked CHECK, then run: tally count {out}")
+
+
+def _first_game_file(url: str, source: Path | None, zone: str | None, preset: str, out: Path,
+                     fetched_at: str | None) -> str:
+    from tally import adapters, crawl
+    from tally import init as first_file
+    from tally.fetch import Fetcher
+    from tally.store import Store
+
+    forced, plain_url = adapters.split_forced(url)
+    engine = _init_engine(plain_url, forced, source)
+    zone_name = zone or engine.default_zone
+    times.zone(zone_name)  # an unknown zone: one line, before any reading
+    if source is not None:
+        stated = times.parse_game_time(fetched_at, zone_name).utc if fetched_at else None
+        thread = crawl.read_saved_pages(source, engine, zone=zone_name, url=plain_url,
+                                        fetched_at=stated)
+    else:
+        store = Store(out.parent / ".tally" / f"{out.stem}.sqlite")
+        thread = crawl.read_thread(plain_url, engine, zone=zone_name, store=store,
+                                   fetcher=Fetcher())
+    options = first_file.InitOptions(url=plain_url, engine=engine.name, zone=zone_name,
+                                     zone_given=zone is not None, preset=preset, title=out.stem)
+    return first_file.render(thread, options)
+
+
+def _init_engine(url: str, forced: str | None, source: Path | None) -> Engine:
+    """The engine: forced, else from the URL, else (with --from) from the saved pages."""
+    from tally import adapters
+
+    try:
+        return adapters.for_url(url, forced)
+    except InputError:
+        if source is None or forced:
+            raise
+    for path in sorted(source.iterdir()):
+        if path.is_file() and path.suffix.lower() in (".html", ".htm"):
+            found = adapters.sniff(path.read_bytes())
+            if found is not None:
+                return found
+    raise InputError(f"{url}: not a thread URL of a known forum engine, and no page in {source} "
+                     "looks like one; write engine:URL")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write beside the target, then rename: an interrupted run leaves nothing half-written."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover
