@@ -13,29 +13,29 @@ the board's zone and localised by tally.times.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cache, partial
 from math import gcd
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 from lxml.html import HtmlElement
+
+from tally import times
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
     block_text,
     class_set,
     collapse,
-    compiled,
     first,
     has_class_xpath,
     parse_tree,
     split_body,
     text_of,
 )
-
-from tally import times
 from tally.errors import TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 
@@ -48,62 +48,74 @@ def _c(name: str) -> str:
 # Themes (FORUMS.md §1.1, §1.2): where each stock viewtopic_body puts the author, date, message.
 
 
+def _paths(*xpaths: str) -> tuple[etree.XPath, ...]:
+    """Compiled once. Paths use `descendant::` rather than `.//` (descendant-or-self::node()/
+    child::), which makes libxml2 visit every text node too and costs about twice as much."""
+    return tuple(etree.XPath(path) for path in xpaths)
+
+
 @dataclass(frozen=True, slots=True)
 class Theme:
     name: str
-    author: tuple[str, ...]  # containers holding the poster's name (and /u link)
-    date: tuple[str, ...]  # containers whose text ends with {POST_DATE(_NEW)}
-    message: tuple[str, ...]  # the element holding {MESSAGE}
+    author: tuple[etree.XPath, ...]  # containers holding the poster's name (and /u link)
+    date: tuple[etree.XPath, ...]  # containers whose text ends with {POST_DATE(_NEW)}
+    message: tuple[etree.XPath, ...]  # the element holding {MESSAGE}
 
 
 THEMES: dict[str, Theme] = {
     "phpbb2": Theme(
         "phpbb2",
-        author=(f".//span[{_c('name')}]",),
-        date=(f".//span[{_c('postdetails')} and not({_c('poster-profile')})]",),
-        message=(f".//div[{_c('postbody')}]/div[1]",),
+        author=_paths(f"descendant::span[{_c('name')}]"),
+        date=_paths(f"descendant::span[{_c('postdetails')} and not({_c('poster-profile')})]"),
+        message=_paths(f"descendant::div[{_c('postbody')}]/div[1]"),
     ),
     "phpbb3": Theme(
         "phpbb3",
-        author=(f".//div[{_c('postprofile')}]//dt", f".//p[{_c('author')}]"),
-        date=(f".//p[{_c('author')}]",),
-        message=(f".//div[{_c('content')}]/div[1]",),
+        author=_paths(f"descendant::div[{_c('postprofile')}]/descendant::dt",
+                      f"descendant::p[{_c('author')}]"),
+        date=_paths(f"descendant::p[{_c('author')}]"),
+        message=_paths(f"descendant::div[{_c('content')}]/div[1]"),
     ),
     "punbb": Theme(
         "punbb",
-        author=(f".//h4[{_c('username')}]",),
-        date=(f".//div[{_c('posthead')}]/h2", f".//div[{_c('posthead')}]"),
-        message=(
-            f".//div[{_c('entry-content')}]/div[not({_c('vote')})][1]/div[1]",
-            f".//div[{_c('entry-content')}]",
+        author=_paths(f"descendant::h4[{_c('username')}]"),
+        date=_paths(f"descendant::div[{_c('posthead')}]/h2", f"descendant::div[{_c('posthead')}]"),
+        message=_paths(
+            f"descendant::div[{_c('entry-content')}]/div[not({_c('vote')})][1]/div[1]",
+            f"descendant::div[{_c('entry-content')}]",
         ),
     ),
     "invision": Theme(
         "invision",
-        author=(f".//dl[{_c('postprofile-details')}]", f".//div[{_c('postprofile')}]"),
-        date=(f".//div[{_c('postbody-head')}]//p[{_c('author')}]", f".//p[{_c('author')}]"),
-        message=(f".//div[{_c('post-entry')}]/div[1]",),
+        author=_paths(f"descendant::dl[{_c('postprofile-details')}]",
+                      f"descendant::div[{_c('postprofile')}]"),
+        date=_paths(f"descendant::div[{_c('postbody-head')}]/descendant::p[{_c('author')}]",
+                    f"descendant::p[{_c('author')}]"),
+        message=_paths(f"descendant::div[{_c('post-entry')}]/div[1]"),
     ),
     "modernbb": Theme(
         "modernbb",
-        author=(f".//div[{_c('postprofile-name')}]", f".//div[{_c('postprofile')}]//dt"),
-        date=(f".//div[{_c('topic-date')}]",),
-        message=(f".//div[{_c('content')}]/div[1]",),
+        author=_paths(f"descendant::div[{_c('postprofile-name')}]",
+                      f"descendant::div[{_c('postprofile')}]/descendant::dt"),
+        date=_paths(f"descendant::div[{_c('topic-date')}]"),
+        message=_paths(f"descendant::div[{_c('content')}]/div[1]"),
     ),
     "awesomebb": Theme(
         "awesomebb",
-        author=(f".//span[{_c('post-author-name')}]", f".//aside[{_c('post-aside')}]"),
-        date=(f".//span[{_c('post-date')}]", f".//div[{_c('post-footer')}]"),
-        message=(f".//div[{_c('post-content')}]",),
+        author=_paths(f"descendant::span[{_c('post-author-name')}]",
+                      f"descendant::aside[{_c('post-aside')}]"),
+        date=_paths(f"descendant::span[{_c('post-date')}]", f"descendant::div[{_c('post-footer')}]"),
+        message=_paths(f"descendant::div[{_c('post-content')}]"),
     ),
 }
 
 
-def detect_theme(root: HtmlElement) -> str | None:
-    """The stock theme from the page skeleton (FORUMS.md §1.1, fam.js order), or None."""
+def detect_theme(root: HtmlElement, data: bytes | None = None) -> str | None:
+    """The stock theme from the page skeleton (FORUMS.md §1.1, fam.js order), or None.
+    `data`, the page's bytes, lets a page without "post-wrap" skip the whole-page scan."""
     body = root.find("body")
     body_id = (body.get("id") if body is not None else None) or ""
-    classes, ids, links = _skeleton(root)
+    classes, ids, links = _skeleton(root, data is None or b"post-wrap" in data)
     if "bodylinewidth" in classes:
         return "phpbb2"
     if body_id == "phpbb" or "fa_edge" in ids:
@@ -119,16 +131,19 @@ def detect_theme(root: HtmlElement) -> str | None:
     return None
 
 
-def _skeleton(root: HtmlElement) -> tuple[set[str], set[str], str]:
+def _skeleton(root: HtmlElement, post_wrap: bool) -> tuple[set[str], set[str], str]:
     """Class names, ids and stylesheet links of the page's outer layout (one pass each)."""
-    classes = {c for value in _OUTER_CLASSES(root) for c in str(value).split()}
+    values = _OUTER_CLASSES(root) + (_POST_WRAP_CLASSES(root) if post_wrap else [])
+    classes = {c for value in values for c in str(value).split()}
     ids = {str(value) for value in _OUTER_IDS(root)}
     return classes, ids, " ".join(str(h) for h in _STYLESHEETS(root)).lower()
 
 
 # Skeleton markers sit high in the tree (body's first levels), where a scan is cheap.
-_OUTER_CLASSES = etree.XPath("/html/body/@class | /html/body/*/@class | /html/body/*/*/@class"
-                             " | //div[contains(@class, 'post-wrap')][1]/@class")
+_OUTER_CLASSES = etree.XPath("/html/body/@class | /html/body/*/@class | /html/body/*/*/@class")
+# ...but AwesomeBB's post-wrap may sit anywhere: a whole-page scan, run only when the bytes
+# hold the word.
+_POST_WRAP_CLASSES = etree.XPath("//div[contains(@class, 'post-wrap')][1]/@class")
 _OUTER_IDS = etree.XPath("/html/body/*/@id | /html/body/*/*/@id")
 _STYLESHEETS = etree.XPath("/html/head/link/@href")
 
@@ -243,13 +258,15 @@ def _caption(element: HtmlElement) -> str:
     return collapse(text_of(caption)) if caption is not None else ""
 
 
-_SIGNATURES = etree.XPath(".//*[contains(@class, 'sig')]")  # filtered by classify()
+_SIGNATURE_CLASSES_ATTR = etree.XPath("descendant::*/@class[contains(., 'sig')]")
 # Text nodes that may start an edit notice (§1.4 wordings), found by libxml2 in one pass.
+# Every word holds "di": testing it first spares most text nodes the five tests.
 _EDIT_WORDS = etree.XPath(
-    "//text()[contains(., 'dición') or contains(., 'dicion') or contains(., 'dition')"
-    " or contains(., 'edited') or contains(., 'dição')]"
+    "descendant::text()[contains(., 'di')][contains(., 'dición') or contains(., 'dicion')"
+    " or contains(., 'dition') or contains(., 'edited') or contains(., 'dição')]"
 )
-_POST_LINKS = etree.XPath(".//a[contains(@href, $anchor)]/@href")
+_EDIT_WORD = re.compile("dición|dicion|dition|edited|dição")
+_PROFILE_LINK = re.compile(r"/u(\d+)(?:[-/?#]|$)")  # /u{id} or /u{id}-slug (§1.2)
 _MAYBE_BLOCK_TAGS = frozenset(("blockquote", "pre", "code"))
 
 
@@ -381,11 +398,12 @@ class Forumotion(Engine):
         if not elements:
             raise self.not_a_thread(ctx, _why_no_posts(root))
         text = data.decode("utf-8", "replace") if b"do_pagination_start" in data else ""
+        linked = cache(partial(_linked_starts, root, ctx.url))  # read at most once, if needed
         per_page = (_js_int(_PER_PAGE_JS, text) or ctx.per_page
-                    or self._per_page_from_links(root, ctx) or self.default_per_page)
+                    or self._per_page_from_links(ctx, linked) or self.default_per_page)
         number = self._number(ctx.url, root, per_page)
-        count = self._count(text, root, ctx, number, per_page, len(elements))
-        theme = detect_theme(root)
+        count = self._count(text, number, per_page, len(elements), linked)
+        theme = detect_theme(root, data)
         fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
         reader = _PostReader(self, ctx, _theme_order(theme), fetched_local, data)
         posts, notes = reader.read_all(root, elements, (number - 1) * per_page)
@@ -400,11 +418,12 @@ class Forumotion(Engine):
             notes=(f"theme: {theme or 'unknown (custom templates)'}",) + tuple(notes),
         )
 
-    def _per_page_from_links(self, root: HtmlElement, ctx: PageContext) -> int | None:
+    def _per_page_from_links(self, ctx: PageContext,
+                             linked: Callable[[], list[int]]) -> int | None:
         """Posts per page when no JS says it (overridden pagination): the offsets in the page's
         own URL and its pagination links are multiples of it (§1.6)."""
-        urls = [ctx.url, *_links(root, ctx.url)]
-        starts = [t.start for t in map(split_topic_url, urls) if t is not None and t.start]
+        own = split_topic_url(ctx.url)
+        starts = [s for s in (own.start if own else 0, *linked()) if s]
         return gcd(*starts) if starts else None
 
     def _number(self, url: str, root: HtmlElement, per_page: int) -> int:
@@ -412,16 +431,24 @@ class Forumotion(Engine):
         if topic is None:  # a saved file: ask the page where it sits
             canonical = root.xpath("//link[@rel='canonical']/@href | //meta[@property='og:url']/@content")
             topic = split_topic_url(str(canonical[0])) if canonical else None
-        return topic.start // per_page + 1 if topic else 1
+        if topic:
+            return topic.start // per_page + 1
+        # No address to read it from: the pagination shows the current page as a bare bold
+        # number ("Página <strong>2</strong> de 2", "… 1, <b>2</b>") in every theme.
+        for shown in _CURRENT_PAGE(root):
+            text = shown.strip().rstrip(".")
+            if text.isdigit():
+                return int(text)
+        return 1
 
-    def _count(self, text: str, root: HtmlElement, ctx: PageContext, number: int,
-               per_page: int, posts: int) -> int | None:
+    def _count(self, text: str, number: int, per_page: int, posts: int,
+               linked: Callable[[], list[int]]) -> int | None:
         """Pages in the thread: the pagination JS (§1.6), else the highest page linked, else
         one page when the page has no pagination and is not full (crawler.js stop rule)."""
         pages = _js_int(_PAGES_JS, text)
         if pages:
             return max(pages, number)
-        starts = [t.start for t in map(split_topic_url, _links(root, ctx.url)) if t is not None]
+        starts = linked()
         if any(starts):
             return max(max(starts) // per_page + 1, number)
         return number if posts < per_page else None
@@ -444,31 +471,75 @@ def _js_int(pattern: re.Pattern[str], text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-_TOPIC_HREFS = etree.XPath("//a[contains(@href, '/t') or contains(@href, 't=')]/@href")
+_CURRENT_PAGE = etree.XPath(
+    "/descendant::*[contains(@class, 'pagination')"
+    " or (contains(@class, 'gensmall') and starts-with(normalize-space(.), 'P'))]"
+    "/descendant-or-self::*[self::b or self::strong][not(ancestor::a)]/text()")
+_TOPIC_HREFS = etree.XPath("/descendant::a/@href[contains(., '/t') or contains(., 't=')]")
 
 
-def _links(root: HtmlElement, base: str) -> Iterator[str]:
-    """Links that may point at a topic page (the filter keeps urljoin off menus and avatars)."""
+def _linked_starts(root: HtmlElement, base: str) -> list[int]:
+    """The start offsets of the topic pages the page links to (pagination, §1.6)."""
+    starts = []
     for href in _TOPIC_HREFS(root):
-        yield urljoin(base, str(href))
+        if _may_name_a_topic(href):
+            topic = split_topic_url(urljoin(base, str(href)))
+            if topic is not None:
+                starts.append(topic.start)
+    return starts
+
+
+def _may_name_a_topic(href: str) -> bool:
+    """False when `href`, resolved, cannot be a topic URL: its last path segment (which
+    resolving keeps, dot segments aside) is neither /t{id}... nor /viewtopic. This keeps the
+    costly urljoin off menus, profiles and avatars."""
+    path = href.split("#", 1)[0].split("?", 1)[0]
+    last = path.rsplit("/", 1)[-1]
+    return (last in ("", ".", "..", "viewtopic") or ":" in last
+            or (last[:1] == "t" and last[1:2].isdigit()))
 
 
 def _title(root: HtmlElement) -> str | None:
-    heading = first(root, (f"//h1[{_c('page-title')}]", f"//h1[{_c('cattitle')}]", "//h1", "//title"))
+    """The first h1.page-title, else h1.cattitle, else h1, else the <title>. A page has few
+    h1 elements: iterating them beats three whole-page XPath scans."""
+    headings = list(root.iter("h1"))
+    heading = _first_with_class(headings, "page-title")
+    if heading is None:
+        heading = _first_with_class(headings, "cattitle")
+    if heading is None:
+        heading = headings[0] if headings else next(root.iter("title"), None)
     if heading is None:
         return None
     return collapse(text_of(heading)) or None
+
+
+def _first_with_class(elements: list[HtmlElement], name: str) -> HtmlElement | None:
+    return next((e for e in elements if _has_class(e, name)), None)
+
+
+_BLANKS = re.compile(r"[ \t\n\r]+")
+
+
+def _has_class(element: HtmlElement, name: str) -> bool:
+    """has_class_xpath(name) in Python: the class list split on XPath's blanks."""
+    value = element.get("class") or ""
+    return name in value and name in _BLANKS.split(value)
 
 
 def _post_elements(root: HtmlElement) -> dict[str, HtmlElement]:
     """Each displayed post by its `post--ID` class (§1.2), first element per id: phpBB2 puts
     the class on two table rows, the second being the contact bar."""
     found: dict[str, HtmlElement] = {}
-    for element in root.xpath("//*[contains(@class, 'post--')]"):
-        match = _POST_CLASS.search(element.get("class") or "")
+    for value in _POST_CLASS_ATTRS(root):
+        match = _POST_CLASS.search(value)
         if match and match.group(1) not in found:
-            found[match.group(1)] = element
+            found[match.group(1)] = value.getparent()
     return found
+
+
+# Selecting the @class values and stepping up is twice as fast as testing @class on every
+# element (//*[contains(@class, ...)]), which also visits every text node.
+_POST_CLASS_ATTRS = etree.XPath("/descendant::*/@class[contains(., 'post--')]")
 
 
 def _why_no_posts(root: HtmlElement) -> str:
@@ -490,7 +561,7 @@ class _PostReader:
                  fetched_local: datetime, data: bytes) -> None:
         self.engine = engine
         self.data = data
-        self.edit_holders: dict[int, list[HtmlElement]] = {}
+        self.posts: set[int] = set()  # id() of each post element, for _edit_holders
         self.ctx = ctx
         self.themes = themes
         self.fetched_local = fetched_local
@@ -498,7 +569,7 @@ class _PostReader:
     def read_all(self, root: HtmlElement, elements: dict[str, HtmlElement],
                  offset: int) -> tuple[list[Post], list[str]]:
         hidden = _hidden_blocks(root, self.data)
-        self.edit_holders = _edit_holders(root, elements)
+        self.posts = {id(e) for e in elements.values()}
         posts: list[Post] = []
         notes: list[str] = []
         position = offset
@@ -513,9 +584,10 @@ class _PostReader:
 
     def _find(self, element: HtmlElement, field: str) -> HtmlElement | None:
         for theme in self.themes:
-            found = first(element, getattr(theme, field))
-            if found is not None:
-                return found
+            for path in getattr(theme, field):
+                found = path(element)
+                if found:
+                    return found[0]
         return None
 
     def _fail(self, post_id: str, what: str) -> Exception:
@@ -557,8 +629,9 @@ class _PostReader:
         for scope in (box, element):
             if scope is None:
                 continue
-            for link in scope.xpath(".//a[@href]"):
-                match = re.search(r"/u(\d+)(?:[-/?#]|$)", link.get("href"))
+            for link in scope.iterdescendants("a"):  # .//a[@href], without an XPath run
+                href = link.get("href")
+                match = _PROFILE_LINK.search(href) if href is not None else None
                 name = collapse(text_of(link))
                 if match and name:
                     return name, match.group(1)
@@ -570,7 +643,7 @@ class _PostReader:
     def _time(self, post_id: str, element: HtmlElement) -> ShownTime:
         for theme in self.themes:
             for path in theme.date:
-                for box in compiled(path)(element):
+                for box in path(element):
                     shown = find_time(collapse(text_of(box)), self.fetched_local)
                     if shown:
                         return shown
@@ -582,7 +655,7 @@ class _PostReader:
         lines = body.own.split("\n")
         if lines and (edit := read_edit(lines[-1], self.ctx, self.fetched_local)):
             return replace(body, own="\n".join(lines[:-1])), edit
-        for holder in reversed(self.edit_holders.get(id(element), [])):
+        for holder in reversed(_edit_holders(element, self.posts)):
             if holder is message or message in holder.iterancestors():
                 continue  # inside the message: a quoted notice is someone else's (C1)
             for line in reversed(block_text(holder).split("\n")):
@@ -593,24 +666,29 @@ class _PostReader:
     def _signature(self, body: Body, element: HtmlElement, message: HtmlElement) -> Body:
         if body.signature:
             return body
-        for sig in _SIGNATURES(element):
+        for sig in _parents(_SIGNATURE_CLASSES_ATTR(element)):  # filtered by classify()
             if classify(sig) == "signature" and message not in sig.iterancestors():
                 return replace(body, signature=read_aside(sig))
         return body
 
     def _permalink(self, post_id: str, element: HtmlElement) -> str:
-        for href in _POST_LINKS(element, anchor=f"#{post_id}"):
-            if str(href).endswith(f"#{post_id}"):
-                return urljoin(self.ctx.url, str(href))
+        anchor = f"#{post_id}"
+        for link in element.iterdescendants("a"):  # a post has few links: cheaper than XPath
+            href = link.get("href")
+            if href is not None and href.endswith(anchor):
+                return urljoin(self.ctx.url, href)
         return f"{self.engine.normalise_url(self.ctx.url)}#{post_id}"
 
 
-def _edit_holders(root: HtmlElement,
-                  elements: dict[str, HtmlElement]) -> dict[int, list[HtmlElement]]:
-    """Elements holding edit-notice words, grouped by the post element they sit in."""
-    posts = {id(e) for e in elements.values()}
-    found: dict[int, list[HtmlElement]] = {}
-    for text in _EDIT_WORDS(root):
+def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
+    """Elements holding edit-notice words whose nearest enclosing post is `element`.
+
+    Most posts have none: one regex over the post's text rules them out before libxml2 looks
+    at the text nodes one by one (the slow part, even scoped to the post)."""
+    if not _EDIT_WORD.search("".join(element.itertext())):
+        return []
+    found: list[HtmlElement] = []
+    for text in _EDIT_WORDS(element):
         holder = text.getparent()
         if text.is_tail and holder is not None:
             holder = holder.getparent()
@@ -618,7 +696,8 @@ def _edit_holders(root: HtmlElement,
             continue
         for ancestor in holder.iterancestors():
             if id(ancestor) in posts:
-                found.setdefault(id(ancestor), []).append(holder)
+                if ancestor is element:  # not a post nested inside this one
+                    found.append(holder)
                 break
     return found
 
@@ -628,9 +707,7 @@ def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
     found: dict[str, str] = {}
     if not _HIDDEN_BYTES.search(data):
         return found  # every page defines showHiddenMessage(id); few call it with a number
-    for node in root.xpath("//a[contains(@href, 'showHiddenMessage') or "
-                           "contains(@onclick, 'showHiddenMessage')] | "
-                           "//*[starts-with(@id, 'hidden-title--')]"):
+    for node in _parents(_HIDDEN_ATTRS(root)):
         raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
         match = _HIDDEN_REF.search(raw)
         if match:
@@ -638,6 +715,31 @@ def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
             holder = node.getparent() if node.getparent() is not None else node
             found.setdefault(post_id, collapse(text_of(holder)))
     return found
+
+
+# The attributes that make a hidden-post link (one pass over attributes, as for post--ID).
+_HIDDEN_ATTRS = etree.XPath(
+    "/descendant::a/@href[contains(., 'showHiddenMessage')]"
+    " | /descendant::a/@onclick[contains(., 'showHiddenMessage')]"
+    " | /descendant::*/@id[starts-with(., 'hidden-title--')]"
+)
+# Every attribute _slot_key can read a post place from, in document order.
+_SLOT_ATTRS = etree.XPath(
+    "/descendant::*/@class[contains(., 'post--')]"
+    " | /descendant::*/@href[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
+    " | /descendant::*/@onclick[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
+    " | /descendant::*/@id[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
+)
+
+
+def _parents(attributes: list) -> Iterator[HtmlElement]:
+    """The elements carrying XPath attribute results, each once, in document order."""
+    last = None
+    for value in attributes:
+        node = value.getparent()
+        if node is not last:
+            last = node
+            yield node
 
 
 def _slots(root: HtmlElement, elements: dict[str, HtmlElement],
@@ -649,7 +751,7 @@ def _slots(root: HtmlElement, elements: dict[str, HtmlElement],
         yield from elements.items()
         return
     seen: set[str] = set()
-    for node in root.iter():
+    for node in _parents(_SLOT_ATTRS(root)):  # the only nodes _slot_key can name
         key = _slot_key(node, elements, orphans)
         if key and key not in seen:
             seen.add(key)

@@ -25,6 +25,8 @@ from urllib.parse import urljoin
 
 from lxml import etree
 from lxml.html import HtmlElement
+
+from tally import times
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
@@ -32,11 +34,9 @@ from tally.adapters.html import (
     class_set,
     collapse,
     has_class_xpath,
-    parse_document,
+    parse_tree,
     split_body,
 )
-
-from tally import times
 from tally.errors import ForumError, InputError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 
@@ -48,6 +48,17 @@ from tally.model import Body, EditMarker, Page, Post, Quote
 @lru_cache(maxsize=256)
 def _compiled(path: str) -> etree.XPath:
     return etree.XPath(path)
+
+
+# XPath's string() is what lxml.html's text_content() runs, and works on the plain elements of
+# parse_tree; itertext() yields piece by piece and is several times slower.
+_text = etree.XPath("string()", smart_strings=False)
+
+
+def _has_class(name: str) -> str:
+    """has_class_xpath behind a plain contains(): the exact test runs only on the few elements
+    whose class attribute holds the name at all."""
+    return f"contains(@class, '{name}') and {has_class_xpath(name)}"
 
 
 def _all(element: HtmlElement, path: str) -> list[Any]:
@@ -82,30 +93,38 @@ class _Index:
         self.by_tag: dict[str, HtmlElement] = {}
         self.by_attr: dict[tuple[str, str | None], HtmlElement] = {}
         self.by_id_prefix: dict[str, HtmlElement] = {}
-        stack = [root]
+        # (element, may descend): the children of a block whose inside is never read are
+        # indexed, not walked (a message: its blocks are split_body's business, only the edit
+        # line is ours). One flat loop: this walk is still the largest part of a post's cost.
+        stack: list[tuple[HtmlElement, bool]] = [(root, True)]
+        pop, push = stack.pop, stack.extend
         while stack:
-            element = stack.pop()
-            if self._add(element):
-                stack.extend(reversed(element))  # document order: first child popped first
-            else:  # a message: its blocks are split_body's business, only the edit line is ours
-                for child in element:
-                    self._add(child)
+            element, walk = pop()
+            tag = element.tag
+            if tag.__class__ is not str:  # comments, processing instructions
+                continue
+            if tag not in self.by_tag:
+                self.by_tag[tag] = element
+            items = element.items()
+            descend = self._add_attributes(element, items) if items else True
+            if walk:  # document order: the first child is popped first
+                push([(child, descend) for child in reversed(element)])
 
-    def _add(self, element: HtmlElement) -> bool:
-        """Index one element; False when its subtree is not worth walking."""
-        tag = element.tag
-        if not isinstance(tag, str):
-            return False
-        self.by_tag.setdefault(tag, element)
+    def _add_attributes(self, element: HtmlElement, items: list[tuple[str, str]]) -> bool:
+        """Index the classes and marker attributes of one element; False when its inside is
+        not worth walking."""
         descend = True
-        for attr, value in element.items():
+        for attr, value in items:
             if attr == "class":
-                for name in value.split():
-                    self.by_class.setdefault(name, element)
-                    if name in _UNREAD_BLOCKS:
-                        descend = False
-            elif attr == "id" and "_" in value:
-                self.by_id_prefix.setdefault(value.split("_", 1)[0] + "_", element)
+                names = value.split()
+                for name in names:
+                    if name not in self.by_class:
+                        self.by_class[name] = element
+                if not _UNREAD_BLOCKS.isdisjoint(names):
+                    descend = False
+            elif attr == "id":
+                if "_" in value:
+                    self.by_id_prefix.setdefault(value.split("_", 1)[0] + "_", element)
             elif attr in _INDEXED_ATTRS:
                 self.by_attr.setdefault((attr, None), element)
                 self.by_attr.setdefault((attr, value), element)
@@ -336,20 +355,20 @@ def _is_citation(element: HtmlElement) -> bool:
 def _read_quote(element: HtmlElement) -> Quote:
     """A quote and its cited author: data attributes first, then the citation line."""
     author = element.get("data-ipsquote-username") or element.get("data-author")
-    citation = _find(element, (f"./*[{has_class_xpath('citation')}]",
-                               f"./*[{has_class_xpath('ipsQuote_citation')}]"))
+    citation = _find(element, (f"./*[{_has_class('citation')}]",
+                               f"./*[{_has_class('ipsQuote_citation')}]"))
     caption = element.getprevious()
     if not author and citation is not None:
-        author = _citation_author(citation.text_content())
+        author = _citation_author(_text(citation))
     if not author and caption is not None and "quotetop" in class_set(caption):
-        author = _citation_author(caption.text_content())
+        author = _citation_author(_text(caption))
     text = block_text(element, lambda e: _is_citation(e) or _classify(e) == "drop")
     return Quote(text=text, author=author or None)
 
 
 def _read_spoiler(element: HtmlElement) -> str:
-    content = _find(element, (f".//*[{has_class_xpath('ipsSpoiler_contents')}]",
-                              f".//*[{has_class_xpath('bbc_spoiler_content')}]"))
+    content = _find(element, (f".//*[{_has_class('ipsSpoiler_contents')}]",
+                              f".//*[{_has_class('bbc_spoiler_content')}]"))
     return block_text(content if content is not None else element)
 
 
@@ -367,9 +386,27 @@ _INVISION_MARKS = (b"ipboard_body", b"ipb.vars", b"ipsapp", b"ipslayout", b"invi
                    b"invisioncommunity", b"elcomment_", b"post_id_")
 
 
+def _marked(head: bytes) -> bool:
+    """Whether the lowered head of a page carries an Invision mark."""
+    return any(mark in head for mark in _INVISION_MARKS)
+
+
+# Both versions' post blocks in one scan of the id attributes (a name test on @id is far cheaper
+# for libxml2 than a predicate run on every element).
+_POST_IDS = etree.XPath(
+    "descendant::*/@id[starts-with(., 'elComment_') or starts-with(., 'post_id_')]/..")
+
+
+def _post_elements(doc: HtmlElement) -> tuple[list[HtmlElement], list[HtmlElement]]:
+    """(IPS 4 `article#elComment_N`, IPB 3 `#post_id_N`) in page order; IPS 4 wins when present."""
+    found = _POST_IDS(doc)
+    ips4 = [e for e in found if e.tag == "article" and e.get("id", "").startswith("elComment_")]
+    return ips4, ([] if ips4 else [e for e in found if e.get("id", "").startswith("post_id_")])
+
+
 def _page_title(doc: HtmlElement) -> str:
     heading = _find(doc, ("//*[@id='elError']//h1", "//h1", "//title"))
-    return collapse(heading.text_content()) if heading is not None else ""
+    return collapse(_text(heading)) if heading is not None else ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,16 +459,14 @@ class Invision(Engine):
         return 1
 
     def looks_like(self, data: bytes) -> bool:
-        head = data[:200_000].lower()
-        return any(mark in head for mark in _INVISION_MARKS)
+        return _marked(data[:200_000].lower())
 
     # -- Pages -----------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
         self._check_bytes(data, ctx)
-        doc = parse_document(data)
-        ips4 = _all(doc, "//article[starts-with(@id, 'elComment_')]")
-        ipb3 = [] if ips4 else _all(doc, "//*[starts-with(@id, 'post_id_')]")
+        doc = parse_tree(data)  # plain elements: no per-node class lookup (html.py)
+        ips4, ipb3 = _post_elements(doc)
         if not ips4 and not ipb3:
             raise self.not_a_thread(ctx, self._why_no_posts(doc))
         reader = _Ips4Reader(self, doc, ctx) if ips4 else _Ipb3Reader(self, doc, ctx)
@@ -448,11 +483,11 @@ class Invision(Engine):
 
     def _check_bytes(self, data: bytes, ctx: PageContext) -> None:
         """Challenge pages and other engines first, then a cut download (base.py contract)."""
-        head = data[:200_000].lower()
+        head = data[:200_000].lower()  # lowered once: on a saved page this costs as much as a post
         for mark, who in _CHALLENGES:
             if mark in head:
                 raise self.not_a_thread(ctx, f"challenge page: {who}")
-        if not self.looks_like(data):
+        if not _marked(head):
             other = next((who for mark, who in _OTHER_ENGINES if mark in head), None)
             raise self.not_a_thread(
                 ctx, f"a {other} page" if other else "no Invision markup")
@@ -461,7 +496,7 @@ class Invision(Engine):
                 f"{self.label}: {ctx.url}: truncated page (ends before </html> after {len(data)} bytes)")
 
     def _why_no_posts(self, doc: HtmlElement) -> str:
-        text = collapse(doc.text_content())
+        text = collapse(_text(doc))
         code = _ERROR_CODE.search(text)
         if code or _all(doc, "//*[@id='elError']"):
             suffix = f" [#{code.group(1) or code.group(2)}]" if code else ""
@@ -497,9 +532,10 @@ class _Reader:
         raise NotImplementedError
 
     def title(self) -> str | None:
-        heading = _find(self.doc, (f"//h1[{has_class_xpath('ipsType_pagetitle')}]",
-                                   f"//h1[{has_class_xpath('ipsType_pageTitle')}]", "//title"))
-        return collapse(heading.text_content()) or None if heading is not None else None
+        heading = _find(self.doc, (f"descendant::h1[{_has_class('ipsType_pagetitle')}]",
+                                   f"descendant::h1[{_has_class('ipsType_pageTitle')}]",
+                                   "descendant::title"))
+        return collapse(_text(heading)) or None if heading is not None else None
 
     def post(self, element: HtmlElement, index: int) -> Post:
         raise NotImplementedError
@@ -590,7 +626,7 @@ def _iso(text: str | None) -> datetime | None:
 
 def _time_text(abbr: HtmlElement | None) -> str:
     """The IPB 3 date as shown, without the "Отправлено" label of p.posted_info."""
-    text = collapse(abbr.text_content()) if abbr is not None else ""
+    text = collapse(_text(abbr)) if abbr is not None else ""
     return re.sub(r"^(?:Отправлено|Posted)\s*", "", text)
 
 
@@ -602,9 +638,9 @@ class _Ipb3Reader(_Reader):
     @cached_property
     def _pagination_text(self) -> tuple[int, int] | None:
         """"Страница 1 из 3" / "Page 1 of 3" (li.pagejump; p.no_pages on a one-page topic)."""
-        for element in _all(self.doc, f"//li[{has_class_xpath('pagejump')}]"
-                                      f" | //p[{has_class_xpath('no_pages')}]"):
-            found = re.search(r"(\d+)\s+(?:из|of)\s+(\d+)", collapse(element.text_content()))
+        for element in _all(self.doc, f"descendant::li[{_has_class('pagejump')}]"
+                                      f" | descendant::p[{_has_class('no_pages')}]"):
+            found = re.search(r"(\d+)\s+(?:из|of)\s+(\d+)", collapse(_text(element)))
             if found:
                 return int(found.group(1)), int(found.group(2))
         return None
@@ -613,21 +649,22 @@ class _Ipb3Reader(_Reader):
         shown = self._pagination_text
         if shown:
             return shown[0]
-        active = _find(self.doc, (f"//li[{has_class_xpath('page')} and {has_class_xpath('active')}]",))
-        text = collapse(active.text_content()) if active is not None else ""
+        active = _find(self.doc, (f"descendant::li[{_has_class('page')} and {_has_class('active')}]",))
+        text = collapse(_text(active)) if active is not None else ""
         return int(text) if text.isdigit() else None
 
     def count(self) -> int | None:
         shown = self._pagination_text
         if shown:
             return shown[1]
-        last = _find(self.doc, (f"//li[{has_class_xpath('last')}]/a/@href",))
+        last = _find(self.doc, (f"descendant::li[{_has_class('last')}]/a/@href",))
         if last is not None:
             return self.engine.page_number(str(last), self.per_page)
-        return None if _all(self.doc, f"//*[{has_class_xpath('pagination')}]") else 1
+        return None if _all(self.doc, f"//*[{_has_class('pagination')}]") else 1
 
     def next_url(self) -> str | None:
-        link = _find(self.doc, (f"//li[{has_class_xpath('next')}]/a/@href", "//a[@rel='next']/@href"))
+        link = _find(self.doc, (f"descendant::li[{_has_class('next')}]/a/@href",
+                                "descendant::a[@rel='next']/@href"))
         return self.absolute(str(link)) if link is not None else None
 
     def post(self, element: HtmlElement, index: int) -> Post:
@@ -652,14 +689,14 @@ class _Ipb3Reader(_Reader):
 
     def _author(self, found: _Index, link: HtmlElement | None, post_id: str) -> str:
         holder = link if link is not None else found.by_tag.get("h3")
-        name = collapse(holder.text_content()) if holder is not None else ""
+        name = collapse(_text(holder)) if holder is not None else ""
         if not name:
             raise self.fail(post_id, "no author name found")
         return name
 
     def _position(self, found: _Index, post_id: str, index: int) -> tuple[int, str]:
         link = _either(_inner(found.cls("post_id"), "a"), found.attr("data-entry-pid", post_id))
-        text = collapse(link.text_content()) if link is not None else ""
+        text = collapse(_text(link)) if link is not None else ""
         number = re.search(r"#\s*(\d+)", text)
         position = int(number.group(1)) if number else (self.number - 1) * self.per_page + index + 1
         href = self.absolute(link.get("href")) if link is not None else None
@@ -687,7 +724,7 @@ class _Ipb3Reader(_Reader):
                 if edited_at is not None:
                     editor = rest[:cut].strip()
                     break
-        return EditMarker(text=collapse(line.text_content()), editor=editor, edited_at=edited_at)
+        return EditMarker(text=collapse(_text(line)), editor=editor, edited_at=edited_at)
 
 
 class _Ips4Reader(_Reader):
@@ -695,17 +732,17 @@ class _Ips4Reader(_Reader):
 
     def __init__(self, engine: Invision, doc: HtmlElement, ctx: PageContext) -> None:
         self.per_page = ctx.per_page or IPS4_PER_PAGE
-        self.pagination = _find(doc, (f"//ul[{has_class_xpath('ipsPagination')}]",))
+        self.pagination = _find(doc, (f"descendant::ul[{_has_class('ipsPagination')}]",))
         super().__init__(engine, doc, ctx)
 
     def shown_number(self) -> int | None:
         if self.pagination is None:
             return None
-        active = _find(self.pagination, (f".//li[{has_class_xpath('ipsPagination_active')}]",))
+        active = _find(self.pagination, (f"descendant::li[{_has_class('ipsPagination_active')}]",))
         if active is None:
             return None
         link = _find(active, ("./a",))
-        value = (link.get("data-page") if link is not None else None) or collapse(active.text_content())
+        value = (link.get("data-page") if link is not None else None) or collapse(_text(active))
         return int(value) if value.isdigit() else None
 
     def count(self) -> int | None:
@@ -717,7 +754,7 @@ class _Ips4Reader(_Reader):
     def next_url(self) -> str | None:
         if self.pagination is None:
             return None
-        item = _find(self.pagination, (f".//li[{has_class_xpath('ipsPagination_next')}]",))
+        item = _find(self.pagination, (f"descendant::li[{_has_class('ipsPagination_next')}]",))
         if item is None or "ipsPagination_inactive" in class_set(item):
             return None
         link = _find(item, ("./a",))
@@ -733,11 +770,11 @@ class _Ips4Reader(_Reader):
         machine = _iso(stamp.get("datetime")) if stamp is not None else None
         if machine is None and isinstance(quote_data.get("timestamp"), int):
             machine = times.from_unix(quote_data["timestamp"])
-        shown = (collapse(stamp.get("title") or ""), collapse(stamp.text_content())) if stamp is not None else ()
+        shown = (collapse(stamp.get("title") or ""), collapse(_text(stamp))) if stamp is not None else ()
         created, notes = self.when(post_id, machine, shown)
         pane = _either(found.cls("cAuthorPane_author"), _inner(found.by_tag.get("aside"), "h3"))
         link = _inner(pane, "a")
-        author = collapse((link if link is not None else pane).text_content()) if pane is not None else ""
+        author = collapse(_text(link if link is not None else pane)) if pane is not None else ""
         author = author or str(quote_data.get("username") or "")  # guests have no profile link
         if not author:
             raise self.fail(post_id, "no author name found")
@@ -745,7 +782,7 @@ class _Ips4Reader(_Reader):
         return self.make_post(
             id=post_id, position=(self.number - 1) * self.per_page + index + 1,
             permalink=self._permalink(element, post_id), author=author, author_id=author_id,
-            created_at=created, time_text=collapse(stamp.text_content()) if stamp is not None else "",
+            created_at=created, time_text=collapse(_text(stamp)) if stamp is not None else "",
             body=body, edit=self._edit(found.attr("data-excludequote")),
             deleted="ipsModerated" in class_set(element), notes=notes)
 
@@ -760,13 +797,13 @@ class _Ips4Reader(_Reader):
         if line is None:
             return None
         strong = _inner(line, "strong")
-        notice = collapse((strong if strong is not None else line).text_content())
+        notice = collapse(_text(strong if strong is not None else line))
         found = _EDIT_IPS4.match(notice)
         if not found:
             return None
         stamp = _inner(line, "time")
         edited_at = _iso(stamp.get("datetime")) if stamp is not None else None
-        return EditMarker(text=collapse(line.text_content()), editor=found.group("editor"),
+        return EditMarker(text=collapse(_text(line)), editor=found.group("editor"),
                           edited_at=edited_at or self.edit_date(found.group("date")))
 
 

@@ -200,10 +200,6 @@ def test_audit_explains_the_engine_specific_posts(engine: str, post: str, words:
         assert word in result.stdout, result.stdout
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "adapters/forumotion.py Forumotion._number: a saved page without <link rel=canonical> is "
-    "taken as page 1, though it says 'Página 2 de 2' and its permalinks are /t245p5-…; page 2's "
-    "posts get positions 1-4 and sort among page 1's"))
 def test_forumotion_saved_page_two_keeps_its_positions():
     data = count_json(BY_ENGINE["forumotion"])
     assert verdict_of(data, "3107")["position"] == 6
