@@ -84,8 +84,9 @@ def is_bold(element: HtmlElement) -> bool:
 
 def _lines(parts: list[str]) -> str:
     """Join rendered pieces: whitespace collapsed inside lines, blank lines dropped."""
-    lines = (collapse(line) for line in "".join(parts).split("\n"))
-    return "\n".join(line for line in lines if line)
+    # One list comprehension, not nested generators: this runs for every body, quote and span.
+    lines = [" ".join(line.split()) for line in "".join(parts).split("\n")]
+    return "\n".join([line for line in lines if line])
 
 
 def _render(element: HtmlElement, parts: list[str], visit: Callable[[HtmlElement], bool]) -> None:
@@ -112,20 +113,87 @@ def _render(element: HtmlElement, parts: list[str], visit: Callable[[HtmlElement
             parts.append(child.tail)
 
 
+def _never(_element: HtmlElement) -> bool:
+    return False
+
+
 def block_text(element: HtmlElement, skip: Callable[[HtmlElement], bool] | None = None) -> str:
     """The text of `element` with line breaks kept ("\\n" at <br> and between blocks)."""
     parts: list[str] = []
-    _render(element, parts, skip or (lambda _child: False))
+    _render(element, parts, skip or _never)
     return _lines(parts)
 
 
-def _inside_bold(element: HtmlElement, stop: HtmlElement) -> bool:
-    for ancestor in element.iterancestors():
-        if ancestor is stop:
+class _Split:
+    """One walk of a message for `split_body`: its own text, plus what it takes out (C1).
+
+    The walk knows whether it is inside a bold element, so a bold span need not look up its
+    ancestors to learn whether an outer bold already holds it (this runs for every node of
+    every message).
+    """
+
+    __slots__ = ("classify", "read_quote", "read_aside", "parts", "quotes", "spoilers", "code",
+                 "signature", "bold")
+
+    def __init__(self, classify: Classifier, read_quote: Callable[[HtmlElement], Quote],
+                 read_aside: Callable[[HtmlElement], str]) -> None:
+        self.classify = classify
+        self.read_quote = read_quote
+        self.read_aside = read_aside
+        self.parts: list[str] = []
+        self.quotes: list[Quote] = []
+        self.spoilers: list[str] = []
+        self.code: list[str] = []
+        self.signature: list[str] = []
+        self.bold: list[str] = []
+
+    def render(self, element: HtmlElement, in_bold: bool) -> None:
+        """`_render` with `split_body`'s visit inlined; `in_bold`: an ancestor below the
+        message is bold."""
+        parts = self.parts
+        if element.text:
+            parts.append(element.text)
+        for child in element:
+            tag = child.tag
+            if not isinstance(tag, str) or tag in _SILENT_TAGS:  # comments, PIs, scripts
+                pass
+            elif tag == "br":
+                parts.append("\n")
+            elif self.take_out(child):
+                parts.append("\n")  # a removed block leaves a line break, not glued words
+            else:
+                bold = is_bold(child)
+                if bold and not in_bold:
+                    self.bold_span(child)
+                if tag in BLOCK_TAGS:
+                    parts.append("\n")
+                    self.render(child, in_bold or bold)
+                    parts.append("\n")
+                else:
+                    self.render(child, in_bold or bold)
+            if child.tail:
+                parts.append(child.tail)
+
+    def take_out(self, child: HtmlElement) -> bool:
+        """Collect an engine block (quote, spoiler, code, signature; "drop" is only removed)."""
+        kind = self.classify(child)
+        if kind is None:
             return False
-        if is_bold(ancestor):
-            return True
-    return False
+        if kind == "quote":
+            self.quotes.append(self.read_quote(child))
+        elif kind == "spoiler":
+            self.spoilers.append(self.read_aside(child))
+        elif kind == "code":
+            self.code.append(self.read_aside(child))
+        elif kind == "signature":
+            self.signature.append(self.read_aside(child))
+        return True
+
+    def bold_span(self, element: HtmlElement) -> None:
+        classify = self.classify
+        span = collapse(block_text(element, lambda e: classify(e) is not None))
+        if span:
+            self.bold.append(span)
 
 
 def split_body(
@@ -140,39 +208,15 @@ def split_body(
     "drop" for chrome such as attachment boxes) or returns None for ordinary markup. Only the
     outermost quote is collected: a nested quote is part of its parent's text.
     """
-    quotes: list[Quote] = []
-    spoilers: list[str] = []
-    code: list[str] = []
-    signature: list[str] = []
-    bold: list[str] = []
-
-    def visit(child: HtmlElement) -> bool:
-        kind = classify(child)
-        if kind is None:
-            if is_bold(child) and not _inside_bold(child, message):
-                span = collapse(block_text(child, lambda e: classify(e) is not None))
-                if span:
-                    bold.append(span)
-            return False
-        if kind == "quote":
-            quotes.append(read_quote(child))
-        elif kind == "spoiler":
-            spoilers.append(read_aside(child))
-        elif kind == "code":
-            code.append(read_aside(child))
-        elif kind == "signature":
-            signature.append(read_aside(child))
-        return True
-
-    parts: list[str] = []
-    _render(message, parts, visit)
+    split = _Split(classify, read_quote, read_aside)
+    split.render(message, False)
     return Body(
-        own=_lines(parts),
-        bold=tuple(bold),
-        quotes=tuple(quotes),
-        spoilers=tuple(spoilers),
-        code=tuple(code),
-        signature="\n".join(s for s in signature if s),
+        own=_lines(split.parts),
+        bold=tuple(split.bold),
+        quotes=tuple(split.quotes),
+        spoilers=tuple(split.spoilers),
+        code=tuple(split.code),
+        signature="\n".join(s for s in split.signature if s),
     )
 
 

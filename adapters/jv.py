@@ -25,24 +25,26 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from lxml import etree
 from lxml.html import HtmlElement
+
+from tally import times
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
     block_text,
     class_set,
     collapse,
+    declared_charset,
     has_class_xpath,
     parse_tree,
     split_body,
     text_of,
 )
-
-from tally import times
 from tally.errors import ForumError, InputError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 
@@ -94,13 +96,18 @@ def _clock(hour: str, minute: str, second: str | None) -> tuple[int, int, int]:
     return int(hour), int(minute), int(second or 0)
 
 
+# Every post's date names a month: folding the name (Unicode decomposition) once per spelling
+# instead of once per post. The spellings seen are few; the bound only guards against garbage.
+_month_number = lru_cache(maxsize=256)(times.month_number)
+
+
 def full_date(text: str) -> datetime | None:
     """The first "02 juin 2026 à 22:25:06" in `text` (also "1er", no seconds), naive."""
     found = _FULL.search(text)
     if not found:
         return None
     day, month_name, year = found.group(1), found.group(2), found.group(3)
-    month = times.month_number(month_name)
+    month = _month_number(month_name)
     if month is None:
         return None
     try:
@@ -135,7 +142,7 @@ def _read_day_only(folded: str, fetched_local: datetime) -> Shown | None:
     if found := _NUMERIC_DAY.match(folded):
         day, month, year = int(found.group(1)), int(found.group(2)), int(found.group(3))
     elif found := _DAY_MONTH.match(folded):
-        day, month, year = int(found.group(1)), times.month_number(found.group(2)), None
+        day, month, year = int(found.group(1)), _month_number(found.group(2)), None
     if day is None or month is None:
         return None
     try:
@@ -154,6 +161,7 @@ def _read_day_only(folded: str, fetched_local: datetime) -> Shown | None:
 # itself; "challenge-platform" is also in the bot-detection script Cloudflare injects into normal
 # pages, so it only counts on a page without any message.
 _CLOUDFLARE_TITLE = re.compile(rb"<title>\s*Just a moment\.\.\.\s*</title>", re.IGNORECASE)
+_CLOUDFLARE_WORDS = b"just a moment..."  # in any page the title regex matches, once lowercased
 _CLOUDFLARE_MARKS = (b"_cf_chl_opt", b'id="challenge-form"')
 _CLOUDFLARE_SCRIPT = re.compile(rb"challenge-platform|cf-chl-", re.IGNORECASE)
 _CHALLENGE = ("Cloudflare challenge \"Just a moment...\"; open the topic in a browser and save "
@@ -161,7 +169,9 @@ _CHALLENGE = ("Cloudflare challenge \"Just a moment...\"; open the topic in a br
 _REFRESH_HOME = re.compile(
     rb"<meta[^>]+http-equiv=[\"']?refresh[^>]+url=['\"]?(?:https?://(?:www\.)?jeuxvideo\.com)?"
     rb"/forums\.htm", re.IGNORECASE)
-_END_OF_DOCUMENT = re.compile(rb"</html\s*>", re.IGNORECASE)
+_REFRESH_WORD = b"refresh"  # in any page _REFRESH_HOME matches, once lowercased
+# Searched in the lowercased tail: a literal prefix lets `re` skip ahead, IGNORECASE does not.
+_END_OF_DOCUMENT = re.compile(rb"</html\s*>")
 _LOOKS_LIKE = re.compile(
     rb"forumsAppPayload|bloc-message-forum|messageUser__msg|jeuxvideo\.com/forums/", re.IGNORECASE)
 _PAYLOAD = re.compile(rb"forumsAppPayload\s*=\s*")
@@ -173,6 +183,8 @@ _TITLE_TAIL = re.compile(r"\s+sur le forum .*$|\s+-\s+jeuxvideo\.com$")
 # <a href>; the URL is hex pairs over the alphabet below (TopicLive jvCake).
 
 _JVCARE_ALPHABET = "0A12B34C56D78E9F"
+_JVCARE_DIGITS = frozenset(_JVCARE_ALPHABET)
+_JVCARE_TO_HEX = str.maketrans(_JVCARE_ALPHABET, "0123456789abcdef")
 
 
 def decode_jvcare(classes: str) -> str | None:
@@ -181,11 +193,10 @@ def decode_jvcare(classes: str) -> str | None:
     if "JvCare" not in tokens or tokens.index("JvCare") + 1 >= len(tokens):
         return None
     code = tokens[tokens.index("JvCare") + 1]
-    if len(code) % 2 or any(c not in _JVCARE_ALPHABET for c in code):
+    if len(code) % 2 or not _JVCARE_DIGITS.issuperset(code):
         return None
-    pairs = (code[i:i + 2] for i in range(0, len(code), 2))
-    return "".join(chr(_JVCARE_ALPHABET.index(a) * 16 + _JVCARE_ALPHABET.index(b))
-                   for a, b in pairs)
+    # Each pair is one byte, the alphabet's positions being its hex digits; byte n is chr(n).
+    return bytes.fromhex(code.translate(_JVCARE_TO_HEX)).decode("latin-1")
 
 
 def link_of(element: HtmlElement) -> str | None:
@@ -211,12 +222,15 @@ def _classify(element: HtmlElement) -> Aside | None:
         return "quote"
     if tag == "pre":  # pre.pre-jv > code.code-jv / pre.message__pre > code.message__code
         return "code"
-    classes = class_set(element)
-    if classes & _SPOILER:
+    names = element.get("class")
+    if not names:  # most nodes of a message: nothing to look up (this runs for every node)
+        return None
+    classes = names.split()
+    if not _SPOILER.isdisjoint(classes):
         return "spoiler"
-    if classes & _EDIT_NOTICE:
+    if not _EDIT_NOTICE.isdisjoint(classes):
         return "drop"  # read on its own, as the edit marker
-    if any("signature" in c for c in classes):
+    if "signature" in names and any("signature" in c for c in classes):
         return "signature"
     return None
 
@@ -243,13 +257,22 @@ def read_body(message: HtmlElement) -> Body:
     return split_body(message, _classify, _read_quote, _aside_text)
 
 
-_FRAGMENT_PARSER = etree.HTMLParser(remove_comments=True)
+_FRAGMENT_PARSER = etree.HTMLParser(remove_comments=True, collect_ids=False)
 
 
 def _fragment(html_text: str) -> HtmlElement:
     """A payload's `renderedText` as an element (plain lxml elements: no per-node class lookup)."""
     root = etree.fromstring(f"<html><body><div>{html_text}</div></body></html>", _FRAGMENT_PARSER)
     return root[0][0]
+
+
+def _parse(data: bytes) -> HtmlElement:
+    """`parse_tree` without libxml2's table of ids: JV is read by class and attribute, never
+    looked up by id, and filling the table costs about a tenth of the parse."""
+    parser = etree.HTMLParser(encoding=declared_charset(data), remove_comments=True,
+                              collect_ids=False)
+    root = etree.fromstring(data, parser=parser)
+    return parse_tree(data) if root is None else root  # its fallback for an empty document
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,7 +319,32 @@ def _from_payload_item(item: dict[str, Any]) -> Message:
     )
 
 
-_WITH_CLASS = etree.XPath("descendant::*[@class]")
+def _first_pager_item(root: HtmlElement) -> HtmlElement | None:
+    """What `//*[contains(@class, 'pagination__item')]/..` gives first (§3.3: the items' parent),
+    without collecting every item's parent, a search that costs a tenth of the page's parse."""
+    if "pagination__item" in (root.get("class") or ""):  # its parent would be the document
+        found = _PAGER_ITEMS_PARENTS(root)
+        return found[0] if found else None
+    item = _FIRST_PAGER_ITEM(root)
+    if not item:
+        return None
+    pager = item[0].getparent()
+    # An ancestor holding another item comes first in document order: the highest one wins.
+    for ancestor in pager.iterancestors():
+        if any(isinstance(child.tag, str) and "pagination__item" in (child.get("class") or "")
+               for child in ancestor):
+            pager = ancestor
+    return pager
+
+
+_PAGER_ITEMS_PARENTS = etree.XPath("//*[contains(@class, 'pagination__item')]/..")
+_FIRST_PAGER_ITEM = etree.XPath("descendant::*[contains(@class, 'pagination__item')][1]")
+_FIRST_RESPEED_PAGER = etree.XPath("descendant::div[contains(@class, 'bloc-liste-num-page')][1]")
+
+
+def _first_respeed_pager(root: HtmlElement) -> HtmlElement | None:
+    found = _FIRST_RESPEED_PAGER(root)  # [1] ends the search at the first one
+    return found[0] if found else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,59 +353,81 @@ class _Markup:
 
     name: str
     marker: bytes  # in the raw page when it uses this markup: skips a search of the tree
-    messages: etree.XPath  # candidates; `is_message` confirms on the exact class token
+    # Candidates; `is_message` confirms. A test of an attribute's presence is cheap in XPath,
+    # a contains() on @class builds a string per node: the class is checked in Python instead.
+    messages: etree.XPath
     message_class: str
-    id_of: Callable[[HtmlElement], str]
+    id_of: Callable[[HtmlElement], str]  # "" when the element has no id of this markup
     roles: dict[str, str]  # class token -> part of the message ("author", "date", "text", ...)
+    role_hint: str  # in every class token of `roles`: most class lists need no split
     edit_link: frozenset[str]
     deleted: frozenset[str]
     pager_marker: bytes
-    pager: etree.XPath
+    pager: Callable[[HtmlElement], HtmlElement | None]
+
+    def __post_init__(self) -> None:
+        if not all(self.role_hint in token for token in self.roles):
+            raise ValueError(f"{self.name}: role_hint {self.role_hint!r} misses a role token")
 
     def is_message(self, element: HtmlElement) -> bool:
         return self.message_class in class_set(element) and bool(self.id_of(element))
 
-    def find_parts(self, div: HtmlElement) -> dict[str, HtmlElement]:
-        """One walk of a message for every part: a search per part costs more than parsing."""
+    def find_parts(self, div: HtmlElement, wanted: str | None = None) -> dict[str, HtmlElement]:
+        """One walk of a message for every part: a search per part costs more than parsing.
+        The walk is in Python (XPath builds a string per @class it tests) and ends once the
+        `wanted` part, when one is named, is found."""
         parts: dict[str, HtmlElement] = {}
-        for element in _WITH_CLASS(div):
-            for token in element.get("class").split():
-                role = self.roles.get(token)
+        hint, roles = self.role_hint, self.roles
+        for element in div.iterdescendants(etree.Element):  # elements only, as XPath's *
+            names = element.get("class")
+            if not names or hint not in names:  # no part's class in this list
+                continue
+            for token in names.split():
+                role = roles.get(token)
                 if role and role not in parts:
                     parts[role] = element
+                    if role == wanted:
+                        return parts
         return parts
 
     def editor_in(self, edit: HtmlElement) -> HtmlElement | None:
         return next((e for e in edit.iterdescendants() if class_set(e) & self.edit_link), None)
 
 
+def _message_id_2026(element: HtmlElement) -> str:
+    message_id = element.get("id", "")
+    return message_id.removeprefix("message-") if message_id.startswith("message-") else ""
+
+
 _MARKUP_2026 = _Markup(
     name="2026 HTML",
     marker=b"messageUser",
-    messages=etree.XPath("//div[starts-with(@id, 'message-') and contains(@class, 'messageUser')]"),
+    messages=etree.XPath("descendant::div[@id]"),
     message_class="messageUser",
-    id_of=lambda e: e.get("id", "").removeprefix("message-"),
+    id_of=_message_id_2026,
     roles={"messageUser__label": "author", "messageUser__date": "date",
            "messageUser__msg": "text", "messageUser__dateEdit": "edit",
            "messageUser__signature": "signature"},
+    role_hint="messageUser__",
     edit_link=frozenset(("messageUser__dateEditLink", "JvCare")),
     deleted=frozenset(("msg-deleted", "messageUser--deleted", "msg-supprime")),
     # §3.3: .pagination__item--current, JvCare page links; the items' parent holds them all.
     pager_marker=b"pagination__item",
-    pager=etree.XPath("//*[contains(@class, 'pagination__item')]/.."),
+    pager=_first_pager_item,
 )
 _MARKUP_RESPEED = _Markup(
     name="respeed HTML",
     marker=b"bloc-message-forum",
-    messages=etree.XPath("//div[@data-id and contains(@class, 'bloc-message-forum')]"),
+    messages=etree.XPath("descendant::div[@data-id]"),
     message_class="bloc-message-forum",
     id_of=lambda e: e.get("data-id", ""),
     roles={"bloc-pseudo-msg": "author", "bloc-date-msg": "date", "txt-msg": "text",
            "info-edition-msg": "edit", "signature-msg": "signature"},
+    role_hint="-msg",
     edit_link=frozenset(("JvCare", "lien-jv")),
     deleted=frozenset(("msg-supprime",)),
     pager_marker=b"bloc-liste-num-page",  # §3.2, current page span.page-active
-    pager=etree.XPath("//div[contains(@class, 'bloc-liste-num-page')]"),
+    pager=_first_respeed_pager,
 )
 _MARKUPS = (_MARKUP_2026, _MARKUP_RESPEED)
 
@@ -368,8 +438,7 @@ def _text(element: HtmlElement | None) -> str:
 
 def _shown_time(div: HtmlElement, markup: _Markup) -> tuple[str, str]:
     """A message's id and shown time: all the HTML is checked for when the payload is read."""
-    date = markup.find_parts(div).get("date")
-    return markup.id_of(div), _text(date)
+    return markup.id_of(div), _text(markup.find_parts(div, "date").get("date"))
 
 
 def _from_html(div: HtmlElement, markup: _Markup, where: str) -> Message:
@@ -454,8 +523,8 @@ def _pager(root: HtmlElement, data: bytes) -> HtmlElement | None:
     for markup in _MARKUPS:  # the pager of either front-end, whichever markup the posts use
         if markup.pager_marker in data:
             found = markup.pager(root)
-            if found:
-                return found[0]
+            if found is not None:
+                return found
     return None
 
 
@@ -529,7 +598,7 @@ class JV(Engine):
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
         self._refuse_non_topics(data, ctx)
-        root = parse_tree(data)
+        root = _parse(data)
         payload, payload_problem = read_payload(data)
         markup, divs = self._html_messages(root, data)
         if payload is None and not divs:
@@ -559,11 +628,13 @@ class JV(Engine):
 
     def _refuse_non_topics(self, data: bytes, ctx: PageContext) -> None:
         """Challenge and redirect pages are small and complete: name them before truncation."""
-        if _CLOUDFLARE_TITLE.search(data[:4096]) or any(m in data for m in _CLOUDFLARE_MARKS):
+        head = data[:8192].lower()  # the regexes ignore case; a literal test on this skips them
+        if (_CLOUDFLARE_WORDS in head[:4096] and _CLOUDFLARE_TITLE.search(data[:4096])
+                or any(m in data for m in _CLOUDFLARE_MARKS)):
             raise self.not_a_thread(ctx, _CHALLENGE)
-        if _REFRESH_HOME.search(data[:8192]):
+        if _REFRESH_WORD in head and _REFRESH_HOME.search(data[:8192]):
             raise self.not_a_thread(ctx, "the topic does not exist: JV redirects to forums.htm")
-        if not _END_OF_DOCUMENT.search(data[-4096:]):
+        if not _END_OF_DOCUMENT.search(data[-4096:].lower()):
             raise TruncatedPage(f"{self.label}: {ctx.url}: truncated page "
                                 "(the document ends before </html>)")
 
