@@ -21,7 +21,10 @@ from math import gcd
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from lxml import etree
+from lxml import html as lxml_html
 from lxml.html import HtmlElement
+
+from tally import times
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
@@ -32,14 +35,25 @@ from tally.adapters.html import (
     declared_charset,
     first,
     has_class_xpath,
-    parse_tree,
     split_body,
-    text_of,
 )
-
-from tally import times
 from tally.errors import ForumError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
+
+# The text under an element, as html.text_of gives it (no comments, no processing
+# instructions), in one libxml2 call: several times faster than joining itertext() on the
+# date lines, names and pagination boxes read on every page (DESIGN.md "Performance").
+_text = etree.XPath("string()", smart_strings=False)
+
+
+def _parse(data: bytes) -> HtmlElement:
+    """html.parse_tree without libxml2's id index: nothing here looks elements up by id, and
+    building the index costs about 5% of the parse (DESIGN.md "Performance")."""
+    parser = etree.HTMLParser(encoding=declared_charset(data), remove_comments=True,
+                              collect_ids=False)
+    root = etree.fromstring(data, parser=parser)
+    return root if root is not None else lxml_html.document_fromstring(b"<html></html>")
+
 
 # ---------------------------------------------------------------------------------------------
 # Shown times: a tolerant tokenizer (FORUMS.md §2.1 date formats, §2.2 phpBB 2)
@@ -183,7 +197,10 @@ def classify(element: HtmlElement) -> Aside | None:
     tag = element.tag
     if tag == "blockquote" or (tag == "table" and _QUOTE_TABLE(element)):
         return "quote"
-    classes = class_set(element)
+    raw = element.get("class")
+    if not raw and tag != "table" and tag != "details":
+        return None  # every other block is known by its class (called on every child element)
+    classes = frozenset((raw or "").split())
     if "codebox" in classes or (tag == "table" and _CODE_TABLE(element)):
         return "code"
     if tag == "details" or "spoil" in (element.get("class") or "").lower():
@@ -200,8 +217,8 @@ def _quote_author(header: HtmlElement | None) -> str | None:
         return None
     links = _PROFILE_LINK(header)
     if links:  # 3.2+: <cite><a href="memberlist…">Bob</a> wrote: …</cite>
-        return collapse(text_of(links[0])) or None
-    found = _WROTE.match(collapse(text_of(header)))
+        return collapse(_text(links[0])) or None
+    found = _WROTE.match(collapse(_text(header)))
     return found["author"] if found else None
 
 
@@ -294,6 +311,7 @@ _FOOTER_ZONE = re.compile(  # 3.2+ "All times are UTC-03:00"; 3.0 "… UTC + 1 h
     r"(?:\s*\[[^\]]*\])?", re.IGNORECASE)
 _TAGS = re.compile(r"<[^>]*>")
 _FOOTER_MARKERS = (b"All times are", b"Todos los horarios", b"Les heures sont", b"Tutti gli orari")
+_FOOTER_TAIL = 8192
 _PAGE_OF = re.compile(
     r"(?:Page|P[áa]gina|Seite|Strona)\s+(\d+)\s+(?:of|de|di|von|sur|z)\s+(\d+)"
     r"|(?<![\d/])(\d+)\s*/\s*(\d+)(?![\d/])", re.IGNORECASE)
@@ -362,7 +380,7 @@ class PhpBB(Engine):
     # Pages --------------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        root = parse_tree(data)
+        root = _parse(data)
         elements, flavour, pagination = _post_elements(root)
         truncated = b"</html" not in data[-1024:].lower()  # a cut download ends early
         if not elements:
@@ -387,7 +405,7 @@ class PhpBB(Engine):
                     notes=_footer_notes(data, ctx))
 
     def _why_no_posts(self, root: HtmlElement, data: bytes) -> str:
-        text = collapse(text_of(root))
+        text = collapse(_text(root))
         if root.xpath("//form[@id='login']") or _LOGIN_TEXT.search(text):
             return "login page: the thread needs a logged-in account"
         for marker, what in _FOREIGN:
@@ -396,7 +414,7 @@ class PhpBB(Engine):
         if self.looks_like(data):
             box = first(root, _MESSAGE_BOX)
             if box is not None:
-                return f"forum message: {collapse(text_of(box))[:160]}"
+                return f"forum message: {collapse(_text(box))[:160]}"
             return "phpBB page without posts"
         return "no phpBB markup found"
 
@@ -439,21 +457,24 @@ class Pagination:
         numbers: list[int] = []
         starts: list[int] = []
         for box in boxes:
-            found = None if shown else _PAGE_OF.search(collapse(text_of(box)))
+            found = None if shown else _PAGE_OF.search(collapse(_text(box)))
             if found:
                 number, count = (int(g) for g in found.groups() if g is not None)
                 shown = (number, count)
             for item in box.iter("a", "span", "strong", "b", "li"):
-                text = (item.text or "").strip() if item.tag != "li" else ""
+                tag = item.tag
+                if tag == "li":
+                    if active is None and "active" in (item.get("class") or "").split():
+                        label = collapse(_text(item))
+                        active = int(label) if label.isdigit() else None
+                    continue
+                text = (item.text or "").strip()
                 if text.isdigit() and len(text) < 6:
                     numbers.append(int(text))
-                if item.tag == "li" and "active" in class_set(item) and active is None:
-                    label = collapse(text_of(item))
-                    active = int(label) if label.isdigit() else None
-                href = item.get("href") if item.tag == "a" else None
+                href = item.get("href") if tag == "a" else None
                 if href:
                     starts.extend(int(n) for n in _START.findall(href))
-                    if item.get("rel") == "next" and next_href is None:
+                    if next_href is None and item.get("rel") == "next":
                         next_href = href
         return cls(shown, active, tuple(numbers), tuple(starts), next_href)
 
@@ -475,7 +496,7 @@ _POST_ID = re.compile(r"p\d+$")
 
 
 def _part_kind(element: HtmlElement) -> str | None:
-    classes = class_set(element)
+    classes = (element.get("class") or "").split()
     if element.tag == "dl":
         return "profile" if "postprofile" in classes else None
     if element.tag == "p" and "author" in classes:
@@ -492,8 +513,8 @@ def _parts_of(post: HtmlElement) -> Parts:
     """The first element of each kind inside one post."""
     parts: Parts = {}
     search = _PART_WORDS.search
-    for element in post.iter("div", "dl", "p"):
-        if element is not post and search(element.get("class") or ""):
+    for element in post.iterdescendants("div", "dl", "p"):
+        if search(element.get("class") or ""):
             kind = _part_kind(element)
             if kind is not None and kind not in parts:
                 parts[kind] = element
@@ -509,7 +530,7 @@ def _landmarks(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Parts]],
         classes = element.get("class")
         if not classes:
             continue
-        element_id = element.get("id")
+        element_id = element.get("id") if "post" in classes else None  # most are not posts
         if element_id and _POST_ID.match(element_id) and "post" in classes.split():
             posts.setdefault(element_id[1:], (element, _parts_of(element)))
         elif "pagination" in classes or "nav" in classes:
@@ -575,14 +596,14 @@ def _title(root: HtmlElement) -> str | None:
     for element in root.iter("h2", "a"):
         classes = element.get("class") or ""
         if element.tag == "h2" or "maintitle" in classes:
-            return collapse(text_of(element)) or None
+            return collapse(_text(element)) or None
     heading = root.find(".//title")
-    return collapse(text_of(heading)) if heading is not None else None
+    return collapse(_text(heading)) if heading is not None else None
 
 
 def _footer_notes(data: bytes, ctx: PageContext) -> tuple[str, ...]:
     """§2.4: the footer's "All times are UTC-03:00" is a check on the game file's zone."""
-    at = max(data.rfind(marker) for marker in _FOOTER_MARKERS)
+    at = _last_footer_marker(data)
     if at < 0:
         return ()
     window = data[at: at + 600].decode(declared_charset(data), "replace")
@@ -596,6 +617,17 @@ def _footer_notes(data: bytes, ctx: PageContext) -> tuple[str, ...]:
         hours = offset.total_seconds() / 3600
         return (f"footer says {shown!r}, but {ctx.zone} was UTC{hours:+g} at fetch time",)
     return (f"footer says {shown!r}",)
+
+
+def _last_footer_marker(data: bytes) -> int:
+    """Where the last footer marker starts (-1: none). The footer is near the end: search the
+    tail first; a marker found there is later than any before it, so the whole page is searched
+    only when the tail has none."""
+    tail = max(0, len(data) - _FOOTER_TAIL)
+    at = max(data.rfind(marker, tail) for marker in _FOOTER_MARKERS)
+    if at < 0 and tail:
+        at = max(data.rfind(marker) for marker in _FOOTER_MARKERS)
+    return at
 
 
 def _stated_offset(text: str) -> timedelta | None:
@@ -708,22 +740,23 @@ class _PostReader:
             found = _profile_name(self.parts.get("profile"))
         if found is None:
             found = first(scope, _PROFILE_NAME)
-        if found is None or not collapse(text_of(found)):
+        name = collapse(_text(found)) if found is not None else ""
+        if not name:
             raise self._fail(post_id, "no author name (changed template?)")
         link = found if found.tag == "a" else next(iter(_PROFILE_LINK(found)), None)
         if link is None and self.flavour == "subsilver":
             link = _subsilver_profile_link(scope)
         user = _USER_ID.search(link.get("href", "")) if link is not None else None
-        return collapse(text_of(found)), user.group(1) if user else None
+        return name, user.group(1) if user else None
 
     def _time(self, post_id: str, scope: HtmlElement, author: str) -> ShownTime:
         box = self._part(scope, "author", _P_AUTHOR)
         if box is None:
             raise self._fail(post_id, "no date line (p.author / span.postdetails)")
-        machine = box.findall(".//time[@datetime]")
-        text = collapse(text_of(machine[0])) if machine else _date_text(box, author)
-        if machine:
-            return self._machine_time(machine[0].get("datetime", ""), text)
+        machine = _machine_element(box)
+        if machine is not None:
+            return self._machine_time(machine.get("datetime", ""), collapse(_text(machine)))
+        text = _date_text(box, author)
         naive = read_shown_time(text, self.fetched_local)
         if naive is None:
             raise self._fail(post_id, f"cannot read the date {text!r}")
@@ -749,11 +782,11 @@ class _PostReader:
 
     def _edit(self, scope: HtmlElement) -> EditMarker | None:
         notice = self._part(scope, "notice", _EDIT_NOTICE, optional=True)
-        if notice is None or not collapse(text_of(notice)):
+        if notice is None or not collapse(_text(notice)):
             return None
         links = _PROFILE_LINK(notice)
-        editor = collapse(text_of(links[0])) if links else None
-        return read_edit(text_of(notice), editor, self.fetched_local, self.ctx.zone)
+        editor = collapse(_text(links[0])) if links else None
+        return read_edit(_text(notice), editor, self.fetched_local, self.ctx.zone)
 
     def _with_signature(self, body: Body, scope: HtmlElement) -> Body:
         if self.flavour == "subsilver":
@@ -765,15 +798,25 @@ class _PostReader:
 
     def _deleted(self, scope: HtmlElement) -> bool:
         """Soft-deleted posts shown to moderators (3.1+) carry class `deleted` or a notice."""
-        return "deleted" in class_set(scope) or self._part(scope, "deleted", _DELETED, optional=True) is not None
+        return "deleted" in (scope.get("class") or "").split() or "deleted" in self.parts
+
+
+def _machine_element(box: HtmlElement) -> HtmlElement | None:
+    """The first <time datetime> inside the date line (3.2+), or None."""
+    for element in box.iterdescendants("time"):
+        if element.get("datetime") is not None:
+            return element
+    return None
 
 
 def _shows(text: str, local: datetime) -> bool:
-    """A quick "the display text agrees" test: it holds the local clock time and day number.
-    Most posts pass it, sparing the tokenizer (DESIGN.md "Performance")."""
-    clocks = (f"{local.hour % 12 or 12}:{local.minute:02d}", f"{local.hour:02d}:{local.minute:02d}")
-    has_clock = any(f" {clock}" in f" {text}" for clock in clocks)
-    return has_clock and f" {local.day:02d}" in f" {text}" or has_clock and f" {local.day}" in text
+    """A quick "the display text agrees" test: it holds the local clock time (12- or 24-hour)
+    and day number. Most posts pass it, sparing the tokenizer (DESIGN.md "Performance")."""
+    spaced = " " + text
+    minute = f"{local.minute:02d}"
+    if f" {local.hour % 12 or 12}:{minute}" not in spaced and f" {local.hour:02d}:{minute}" not in spaced:
+        return False
+    return f" {local.day:02d}" in spaced or f" {local.day}" in text
 
 
 def _profile_name(profile: HtmlElement | None) -> HtmlElement | None:
@@ -795,15 +838,24 @@ def _profile_name(profile: HtmlElement | None) -> HtmlElement | None:
 def _subsilver_profile_link(row: HtmlElement) -> HtmlElement | None:
     """subSilver puts the profile button in the row after the post's row (§2.2)."""
     following = row.getnext()
-    if following is None or following.xpath(".//span[contains(@class, 'name')]/a[@name]"):
+    if following is None or _holds_post_anchor(following):
         return None
     return next(iter(_PROFILE_LINK(following)), None)
+
+
+def _holds_post_anchor(row: HtmlElement) -> bool:
+    """Whether `row` starts another post (span.name > a[name]); a walk, not an XPath per post."""
+    for span in row.iterdescendants("span"):
+        if "name" in (span.get("class") or "") and any(
+                link.get("name") is not None for link in span.iterchildren("a")):
+            return True
+    return False
 
 
 def _date_text(box: HtmlElement, author: str) -> str:
     """3.0/3.1 print the date as bare text after "by <strong>X</strong> » " (any language);
     subSilver's span.postdetails reads "Posted: DATE  Post subject: …" (§2.1, §2.2)."""
-    text = collapse(text_of(box))
+    text = collapse(_text(box))
     if "»" in text:
         text = text.rsplit("»", 1)[1]
     elif author and author in text:
