@@ -476,6 +476,11 @@ class Pagination:
                     starts.extend(int(n) for n in _START.findall(href))
                     if next_href is None and item.get("rel") == "next":
                         next_href = href
+            # prosilver repeats the same box above and below the posts: once one box has
+            # given "Page x of y" and its links, the next adds nothing (subSilver splits them
+            # over two boxes, so it reads on).
+            if shown and numbers and starts:
+                break
         return cls(shown, active, tuple(numbers), tuple(starts), next_href)
 
     def per_page(self, url: str) -> int | None:
