@@ -12,9 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tally.rules.reading import Reading
-
 from tally.model import Action, NameMatch, Verdict
+from tally.rules.reading import Reading
 
 NO_ELIMINATION = "No elimination"  # how a no-elimination vote shows in a count (C3)
 
@@ -71,7 +70,8 @@ def settle(readings: tuple[Reading, ...]) -> Settlement:
     superseded_by: dict[int, str] = {}
     last: dict[str, int] = {}
     standing: dict[str, Standing] = {}
-    for index, effect, standing in walk(readings):
+    for index, effect, after in walk(readings):
+        standing = after  # the votes in force after the last effective post
         voter = readings[index].voter or ""
         if voter in last:  # K6/K7: the earlier effective post is replaced by this one
             superseded_by[last[voter]] = readings[index].post.id

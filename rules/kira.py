@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tally.model import Finding, Outcome, Tally
 from tally.rules import validity as v
 from tally.rules.change import settle
 from tally.rules.outcome import Pile, draw, draw_seed, leaders, not_voting, piles, tally
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage
-
-from tally.model import Finding, Outcome, Tally
 from tally.syntax import pack
 
 

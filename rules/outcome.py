@@ -16,10 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from tally.model import Count, Finding, Outcome, Tally, Verdict
 from tally.rules.change import Settlement, Standing
 from tally.rules.reading import Context, Reading
-
-from tally.model import Count, Finding, Outcome, Tally, Verdict
 
 
 @dataclass(frozen=True, slots=True)

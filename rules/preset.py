@@ -21,32 +21,31 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from tally.rules.reading import Context, Reading, Stage, as_at, readings_of
-
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Day, Game, VoteSyntax
 from tally.model import Finding, Post, Tally
+from tally.rules.reading import Context, Reading, Stage, as_at, readings_of
 
-O = TypeVar("O")
+Opts = TypeVar("Opts")
 
 # The stage a preset adds after the shared ones: (readings, ctx, options) -> Tally.
 Decide = Callable[[tuple[Reading, ...], Context, Any, tuple[Finding, ...]], Tally]
 
 
 @dataclass(frozen=True)
-class Preset(Generic[O]):
+class Preset(Generic[Opts]):
     """A named list of policies with typed options. `judge` is pure: same input, same Tally."""
 
     name: str
     syntax: VoteSyntax
-    defaults: O
-    validity: Callable[[O], tuple[Stage, ...]]  # the validity stage, in order, for these options
+    defaults: Opts
+    validity: Callable[[Opts], tuple[Stage, ...]]  # the validity stage, in order, for these options
     decide: Decide  # change policy, count, threshold, tiebreak and outcome (see rules.outcome)
-    notes: Callable[[O], tuple[str, ...]]  # what the preset assumes where the rulebook is silent
+    notes: Callable[[Opts], tuple[str, ...]]  # what the preset assumes where the rulebook is silent
     event_kinds: frozenset[str] = field(default=CORE_EVENT_KINDS)
 
     # -- the game file ---------------------------------------------------------------------
-    def options(self, game: Game) -> O:
+    def options(self, game: Game) -> Opts:
         """The defaults with the game file's [rules] table on top (checked, typed)."""
         return read_options(self.name, self.defaults, game)
 
@@ -76,7 +75,7 @@ class Preset(Generic[O]):
 # Options from the game file's [rules] table
 
 
-def read_options(preset: str, defaults: O, game: Game) -> O:
+def read_options(preset: str, defaults: Opts, game: Game) -> Opts:
     known = {f.name: f for f in dataclasses.fields(defaults)}  # type: ignore[arg-type]
     changes: dict[str, Any] = {}
     for key, value in sorted(game.options.items()):

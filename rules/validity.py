@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from tally.rules.reading import Context, Reading, Stage, second_after, void_steps
-
 from tally.model import Action, Finding, NameMatch
 from tally.names import normalise
+from tally.rules.reading import Context, Reading, Stage, second_after, void_steps
 
 Check = Callable[[Reading, Context], tuple[Reading, tuple[Finding, ...]]]
 

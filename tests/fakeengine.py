@@ -16,8 +16,8 @@ from html import escape
 from urllib.parse import parse_qs, urlsplit
 
 import lxml.html
-from tally.adapters.base import Engine, PageContext
 
+from tally.adapters.base import Engine, PageContext
 from tally.errors import TruncatedPage
 from tally.model import Body, Page, Post
 

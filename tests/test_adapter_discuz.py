@@ -7,11 +7,11 @@ from pathlib import Path
 
 import casefiles
 import pytest
+
+from tally import times
 from tally.adapters import for_url, sniff
 from tally.adapters.base import PageContext
 from tally.adapters.discuz import Discuz, read_shown_time
-
-from tally import times
 from tally.errors import NotAThreadPage, TruncatedPage
 
 ENGINE = Discuz()

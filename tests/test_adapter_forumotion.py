@@ -7,10 +7,10 @@ from pathlib import Path
 
 import casefiles
 import pytest
-from tally.adapters.base import PageContext
-from tally.adapters.forumotion import Forumotion, find_time, read_edit
 
 from tally import times
+from tally.adapters.base import PageContext
+from tally.adapters.forumotion import Forumotion, find_time, read_edit
 from tally.errors import NotAThreadPage, TruncatedPage
 
 ENGINE = Forumotion()

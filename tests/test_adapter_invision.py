@@ -7,9 +7,9 @@ from pathlib import Path
 
 import casefiles
 import pytest
+
 from tally.adapters.base import PageContext
 from tally.adapters.invision import Invision, read_shown
-
 from tally.errors import ForumError, NotAThreadPage, TruncatedPage
 
 ENGINE = Invision()

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import casefiles
 import pytest
-from tally.adapters.base import PageContext
-from tally.adapters.jv import JV, decode_jvcare, full_date, read_shown_time
 
 from tally import times
+from tally.adapters.base import PageContext
+from tally.adapters.jv import JV, decode_jvcare, full_date, read_shown_time
 from tally.errors import ForumError, InputError, NotAThreadPage, TruncatedPage
 
 ENGINE = JV()

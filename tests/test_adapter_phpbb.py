@@ -7,10 +7,10 @@ from pathlib import Path
 
 import casefiles
 import pytest
-from tally.adapters.base import PageContext
-from tally.adapters.phpbb import PhpBB, read_edit, read_shown_time
 
 from tally import times
+from tally.adapters.base import PageContext
+from tally.adapters.phpbb import PhpBB, read_edit, read_shown_time
 from tally.errors import NotAThreadPage, TruncatedPage
 
 ENGINE = PhpBB()
