@@ -123,3 +123,26 @@ def check_page(page: Page, want: dict[str, Any], where: str) -> None:
         assert got_ids == want_ids, f"{where}: post ids {got_ids} != {want_ids}"
         for post, post_want in zip(page.posts, want["posts"]):
             check_post(post, post_want, where)
+
+
+def check_case(engine: Any, case_dir: Path) -> list[tuple[CasePage, Page]]:
+    """Parse every page of a case with `engine` and check it against expected.json.
+
+    Also checks what holds for every engine: the case says where its markup comes from, every
+    expected page is saved, and each post carries its page's URL, fetch time and zone. Returns
+    the parsed pages for engine-specific checks.
+    """
+    case = load_case(case_dir)
+    assert "source" in case.meta, f"{case.name}: case.toml must say where its markup comes from"
+    wanted = {page["file"]: page for page in case.expected["pages"]}
+    assert set(wanted) == {page.file for page in case.pages}, f"{case.name}: pages vs expected.json"
+    parsed = []
+    for saved in case.pages:
+        page = engine.parse_page(saved.data, saved.ctx)
+        check_page(page, wanted[saved.file], f"{case.name}/{saved.file}")
+        for post in page.posts:
+            assert (post.fetched_at, post.page_url, post.zone) == (
+                saved.ctx.fetched_at, saved.ctx.url, saved.ctx.zone), f"{case.name} post {post.id}"
+            assert post.created_at.utcoffset() is not None
+        parsed.append((saved, page))
+    return parsed
