@@ -23,7 +23,7 @@ import gzip
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -279,7 +279,7 @@ def _parse(data: bytes) -> HtmlElement:
 # One message, as each markup gives it, before times are read.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ sets each field through object.__setattr__
 class Message:
     id: str
     author: str
@@ -325,10 +325,10 @@ def _first_pager_item(root: HtmlElement) -> HtmlElement | None:
     if "pagination__item" in (root.get("class") or ""):  # its parent would be the document
         found = _PAGER_ITEMS_PARENTS(root)
         return found[0] if found else None
-    item = _FIRST_PAGER_ITEM(root)
-    if not item:
+    item = _first_with_class(root.iterdescendants(etree.Element), "pagination__item")
+    if item is None:
         return None
-    pager = item[0].getparent()
+    pager = item.getparent()
     # An ancestor holding another item comes first in document order: the highest one wins.
     for ancestor in pager.iterancestors():
         if any(isinstance(child.tag, str) and "pagination__item" in (child.get("class") or "")
@@ -338,13 +338,20 @@ def _first_pager_item(root: HtmlElement) -> HtmlElement | None:
 
 
 _PAGER_ITEMS_PARENTS = etree.XPath("//*[contains(@class, 'pagination__item')]/..")
-_FIRST_PAGER_ITEM = etree.XPath("descendant::*[contains(@class, 'pagination__item')][1]")
-_FIRST_RESPEED_PAGER = etree.XPath("descendant::div[contains(@class, 'bloc-liste-num-page')][1]")
+
+
+def _first_with_class(elements: Iterator[HtmlElement], fragment: str) -> HtmlElement | None:
+    """The first element whose class attribute contains `fragment` (XPath's contains(@class)):
+    walking in Python to the pager near the top of the page is cheaper than an XPath search,
+    which builds a string for every @class it tests."""
+    for element in elements:
+        if fragment in (element.get("class") or ""):
+            return element
+    return None
 
 
 def _first_respeed_pager(root: HtmlElement) -> HtmlElement | None:
-    found = _FIRST_RESPEED_PAGER(root)  # [1] ends the search at the first one
-    return found[0] if found else None
+    return _first_with_class(root.iterdescendants("div"), "bloc-liste-num-page")
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,8 +360,8 @@ class _Markup:
 
     name: str
     marker: bytes  # in the raw page when it uses this markup: skips a search of the tree
-    # Candidates; `is_message` confirms. A test of an attribute's presence is cheap in XPath,
-    # a contains() on @class builds a string per node: the class is checked in Python instead.
+    # Candidates; `is_message` confirms the class token. The cheap test of the id attribute's
+    # presence comes first, so contains(@class), which builds a string, runs on few nodes.
     messages: etree.XPath
     message_class: str
     id_of: Callable[[HtmlElement], str]  # "" when the element has no id of this markup
@@ -364,20 +371,23 @@ class _Markup:
     deleted: frozenset[str]
     pager_marker: bytes
     pager: Callable[[HtmlElement], HtmlElement | None]
+    role_count: int = field(init=False)  # parts a message can have: the walk ends when all found
 
     def __post_init__(self) -> None:
         if not all(self.role_hint in token for token in self.roles):
             raise ValueError(f"{self.name}: role_hint {self.role_hint!r} misses a role token")
+        object.__setattr__(self, "role_count", len(set(self.roles.values())))
 
     def is_message(self, element: HtmlElement) -> bool:
-        return self.message_class in class_set(element) and bool(self.id_of(element))
+        return (self.message_class in (element.get("class") or "").split()
+                and bool(self.id_of(element)))
 
     def find_parts(self, div: HtmlElement, wanted: str | None = None) -> dict[str, HtmlElement]:
         """One walk of a message for every part: a search per part costs more than parsing.
         The walk is in Python (XPath builds a string per @class it tests) and ends once the
-        `wanted` part, when one is named, is found."""
+        `wanted` part, when one is named, or every part is found."""
         parts: dict[str, HtmlElement] = {}
-        hint, roles = self.role_hint, self.roles
+        hint, roles, count = self.role_hint, self.roles, self.role_count
         for element in div.iterdescendants(etree.Element):  # elements only, as XPath's *
             names = element.get("class")
             if not names or hint not in names:  # no part's class in this list
@@ -386,7 +396,7 @@ class _Markup:
                 role = roles.get(token)
                 if role and role not in parts:
                     parts[role] = element
-                    if role == wanted:
+                    if role == wanted or len(parts) == count:  # nothing left to find
                         return parts
         return parts
 
@@ -402,7 +412,7 @@ def _message_id_2026(element: HtmlElement) -> str:
 _MARKUP_2026 = _Markup(
     name="2026 HTML",
     marker=b"messageUser",
-    messages=etree.XPath("descendant::div[@id]"),
+    messages=etree.XPath("descendant::div[@id][contains(@class, 'messageUser')]"),
     message_class="messageUser",
     id_of=_message_id_2026,
     roles={"messageUser__label": "author", "messageUser__date": "date",
@@ -418,7 +428,7 @@ _MARKUP_2026 = _Markup(
 _MARKUP_RESPEED = _Markup(
     name="respeed HTML",
     marker=b"bloc-message-forum",
-    messages=etree.XPath("descendant::div[@data-id]"),
+    messages=etree.XPath("descendant::div[@data-id][contains(@class, 'bloc-message-forum')]"),
     message_class="bloc-message-forum",
     id_of=lambda e: e.get("data-id", ""),
     roles={"bloc-pseudo-msg": "author", "bloc-date-msg": "date", "txt-msg": "text",
@@ -452,16 +462,19 @@ def _from_html(div: HtmlElement, markup: _Markup, where: str) -> Message:
     if signature is not None and not body.signature:
         body = replace(body, signature=block_text(signature))
     date, edit = parts.get("date"), parts.get("edit")
-    editor = markup.editor_in(edit) if edit is not None else None
+    edit_text = editor = ""
+    if edit is not None:  # most messages are not edited: no search for an editor link
+        edit_text = _text(edit)
+        editor = _text(markup.editor_in(edit))
     return Message(
         id=message_id,
         author=_text(parts.get("author")),
         author_id=None,  # JV pages link profiles by pseudo only; the id is in the payload
         time_text=_text(date),
         body=body,
-        edit_text=_text(edit),
-        editor=_text(editor) or None,
-        deleted=bool(class_set(div) & markup.deleted),
+        edit_text=edit_text,
+        editor=editor or None,
+        deleted=not markup.deleted.isdisjoint((div.get("class") or "").split()),
         time_title=collapse(date.get("title", "")) if date is not None else "",
     )
 
@@ -699,7 +712,13 @@ class JV(Engine):
 
     def _time(self, message: Message, reading: _Reading, notes: list[str]) -> datetime:
         exact = full_date(message.time_title) if message.time_title else None
-        shown = Shown(exact) if exact else read_shown_time(message.time_text, reading.fetched_local)
+        if exact is None:
+            # The usual full date, read as `read_shown_time` would read it first: the text is
+            # collapsed already, and its "’" -> "'" cannot change what `_FULL` matches.
+            exact = full_date(message.time_text)
+        if exact is not None:  # absolute: no note to add
+            return self._localise(exact, reading, notes)
+        shown = read_shown_time(message.time_text, reading.fetched_local)
         if shown is None:
             raise ForumError(f"{reading.where}: post {message.id}: cannot read the time "
                              f"{message.time_text!r}")
