@@ -1,6 +1,6 @@
 """Vote-counting rules: small policies composed into named presets (RULES.md, STYLE.md).
 
-    preset = rules.get("kira")     # or "majority"
+    preset = rules.get("kira")     # or "majority", "espia"
     tally = preset.judge(ballots, game, day, as_of, history)
 """
 
@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tally.rules.preset import Preset
-
 from tally.errors import InputError
+from tally.rules.preset import Preset
 
 
 def _presets() -> dict[str, Preset[Any]]:
-    from tally.rules import kira, majority
+    from tally.rules import espia, kira, majority
 
-    return {p.name: p for p in (kira.PRESET, majority.PRESET)}
+    return {p.name: p for p in (espia.PRESET, kira.PRESET, majority.PRESET)}
 
 
 def names() -> list[str]:

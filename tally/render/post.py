@@ -70,6 +70,8 @@ def outcome_line(tally: Tally, final: bool) -> str:
     if outcome.result == "eliminated":
         verb = "is eliminated" if final else "would be eliminated if the day ended now"
         return f"{outcome.player} {verb} ({outcome.rule}: {outcome.detail})"
+    if outcome.result == "undecided":  # the GM must announce it (e.g. a protection claim, E5)
+        return f"Result pending the GM ({outcome.rule}: {outcome.detail})"
     if outcome.result == "tie":
         return f"Tie between {', '.join(outcome.tied)} ({outcome.rule}: {outcome.detail})"
     return f"No elimination ({outcome.rule}: {outcome.detail})"
