@@ -33,6 +33,7 @@ from tally.adapters.html import (
     block_text,
     class_set,
     collapse,
+    declared_charset,
     has_class_xpath,
     parse_tree,
     split_body,
@@ -138,6 +139,78 @@ class _Index:
 
     def attr(self, name: str, value: str | None = None) -> HtmlElement | None:
         return self.by_attr.get((name, value))
+
+
+# The message bodies by their marker attribute (besides the classes of _UNREAD_BLOCKS).
+_BODY_MARKS = frozenset(("commentContent", "commentText"))
+_ELEMENTS = etree.Element  # iter() filter: elements only, no processing instructions
+
+
+class _Wanted:
+    """What one version's post reading looks up: classes, and attributes by name and value."""
+
+    def __init__(self, classes: tuple[str, ...], attrs: tuple[str, ...]) -> None:
+        self.classes = frozenset(classes)
+        self.marks = self.classes | _UNREAD_BLOCKS  # one isdisjoint() passes most elements
+        self.attrs = attrs  # must hold the body markers a version uses (itemprop, data-role)
+
+
+def _scan(root: HtmlElement, wanted: _Wanted) -> dict[object, HtmlElement]:
+    """The first element of each wanted class and each wanted attribute (by name: key
+    (name, None), and by (name, value)), in the order and scope of _Index's walk.
+
+    _Index reads every attribute of every element: this is the per-post hot path, so it reads
+    the class and the few attributes asked for, and walks with lxml's C iterator, jumping over
+    the inside of each block whose inside is never read (the message above all)."""
+    found: dict[object, HtmlElement] = {}
+    elements = root.iter(_ELEMENTS)
+    for element in elements:
+        if not _note(element, found, wanted):
+            continue
+        for child in element:  # an unread block's children are looked at, not walked
+            if child.tag.__class__ is str:
+                _note(child, found, wanted)
+        last = _last_inside(element)
+        if last is not element:
+            for skipped in elements:  # the same iterator: the loop goes on after `last`
+                if skipped is last:
+                    break
+    return found
+
+
+def _note(element: HtmlElement, found: dict[object, HtmlElement], wanted: _Wanted) -> bool:
+    """Record `element` under its wanted classes and attributes; True for an unread block."""
+    unread = False
+    value = element.get("class")
+    if value:
+        names = value.split()
+        if not wanted.marks.isdisjoint(names):
+            for name in names:
+                if name in wanted.classes and name not in found:
+                    found[name] = element
+            unread = not _UNREAD_BLOCKS.isdisjoint(names)
+    for attr in wanted.attrs:
+        value = element.get(attr)
+        if value is not None:
+            if (attr, None) not in found:
+                found[attr, None] = element
+            if (attr, value) not in found:
+                found[attr, value] = element
+            if value in _BODY_MARKS:
+                unread = True
+    return unread
+
+
+def _last_inside(element: HtmlElement) -> HtmlElement:
+    """The last element of `element`'s subtree in document order (itself when it has none)."""
+    while len(element):
+        child = element[-1]
+        if child.tag.__class__ is not str:  # a trailing processing instruction
+            child = next((c for c in reversed(element) if c.tag.__class__ is str), None)
+            if child is None:
+                break
+        element = child
+    return element
 
 
 def _either(*candidates: HtmlElement | None) -> HtmlElement | None:
@@ -391,17 +464,33 @@ def _marked(head: bytes) -> bool:
     return any(mark in head for mark in _INVISION_MARKS)
 
 
-# Both versions' post blocks in one scan of the id attributes (a name test on @id is far cheaper
-# for libxml2 than a predicate run on every element).
+# Both versions' post blocks, and IPB 3's soft-deleted originals, in one scan of the id
+# attributes (a name test on @id is far cheaper for libxml2 than a predicate on every element).
 _POST_IDS = etree.XPath(
-    "descendant::*/@id[starts-with(., 'elComment_') or starts-with(., 'post_id_')]/..")
+    "descendant::*/@id[starts-with(., 'elComment_') or starts-with(., 'post_id_')"
+    " or starts-with(., 'postsDeleteShow_')]/..")
 
 
-def _post_elements(doc: HtmlElement) -> tuple[list[HtmlElement], list[HtmlElement]]:
-    """(IPS 4 `article#elComment_N`, IPB 3 `#post_id_N`) in page order; IPS 4 wins when present."""
+@dataclass(frozen=True, slots=True)
+class _Posts:
+    ips4: list[HtmlElement]  # `article#elComment_N`, in page order
+    ipb3: list[HtmlElement]  # `#post_id_N`, in page order; empty when IPS 4 posts exist
+    hiding: frozenset[HtmlElement]  # IPB 3 posts holding a `postsDeleteShow_` block
+
+
+def _post_elements(doc: HtmlElement) -> _Posts:
+    """The post blocks of the page; IPS 4 wins when present."""
     found = _POST_IDS(doc)
-    ips4 = [e for e in found if e.tag == "article" and e.get("id", "").startswith("elComment_")]
-    return ips4, ([] if ips4 else [e for e in found if e.get("id", "").startswith("post_id_")])
+    ids = [(e, e.get("id", "")) for e in found]
+    ips4 = [e for e, i in ids if e.tag == "article" and i.startswith("elComment_")]
+    ipb3 = [] if ips4 else [e for e, i in ids if i.startswith("post_id_")]
+    return _Posts(ips4, ipb3, _holders([e for e, i in ids if i.startswith("postsDeleteShow_")],
+                                       frozenset(ipb3)))
+
+
+def _holders(blocks: list[HtmlElement], posts: frozenset[HtmlElement]) -> frozenset[HtmlElement]:
+    """The posts that hold any of `blocks`: only their reading looks such a block up."""
+    return frozenset(a for block in blocks for a in block.iterancestors() if a in posts)
 
 
 def _page_title(doc: HtmlElement) -> str:
@@ -411,6 +500,15 @@ def _page_title(doc: HtmlElement) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # The engine
+
+
+def _parse(data: bytes) -> HtmlElement:
+    """html.parse_tree (plain elements: no per-node class lookup) without libxml2's id index:
+    nothing here looks elements up by id, and building it costs about 5% of the parse."""
+    parser = etree.HTMLParser(encoding=declared_charset(data), remove_comments=True,
+                              collect_ids=False)
+    root = etree.fromstring(data, parser=parser)
+    return root if root is not None else parse_tree(data)  # its fallback for an empty document
 
 
 class Invision(Engine):
@@ -465,12 +563,14 @@ class Invision(Engine):
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
         self._check_bytes(data, ctx)
-        doc = parse_tree(data)  # plain elements: no per-node class lookup (html.py)
-        ips4, ipb3 = _post_elements(doc)
-        if not ips4 and not ipb3:
+        doc = _parse(data)
+        found = _post_elements(doc)
+        if not found.ips4 and not found.ipb3:
             raise self.not_a_thread(ctx, self._why_no_posts(doc))
-        reader = _Ips4Reader(self, doc, ctx) if ips4 else _Ipb3Reader(self, doc, ctx)
-        posts = tuple(reader.post(element, index) for index, element in enumerate(ips4 or ipb3))
+        reader = (_Ips4Reader(self, doc, ctx) if found.ips4
+                  else _Ipb3Reader(self, doc, ctx, found.hiding))
+        posts = tuple(reader.post(element, index)
+                      for index, element in enumerate(found.ips4 or found.ipb3))
         return Page(
             url=ctx.url,
             number=reader.number,
@@ -545,7 +645,16 @@ class _Reader:
         return ForumError(f"{self.engine.label}: {self.ctx.url}: post {post_id}: {what}")
 
     def absolute(self, href: str | None) -> str | None:
-        return urljoin(self.ctx.url, href) if href else None
+        if not href:
+            return None
+        if _is_plain_absolute(href):
+            return href  # what urljoin would give back, without parsing two URLs
+        return urljoin(self.ctx.url, href)
+
+    @cached_property
+    def base_url(self) -> str:
+        """The page's URL without page markers: the base of made-up permalinks."""
+        return self.engine.normalise_url(self.ctx.url)
 
     def body(self, post_id: str, message: HtmlElement | None) -> Body:
         if message is None:
@@ -597,6 +706,18 @@ class _Reader:
                     **fields)  # type: ignore[arg-type]
 
 
+def _is_plain_absolute(href: str) -> bool:
+    """Whether urljoin(base, href) is `href` itself whatever the base: an http(s) URL that
+    urlsplit/urlunsplit give back unchanged (no empty "?", "#" or ";" parts they would drop,
+    no tab or newline they remove, no bracketed or non-ASCII host they check)."""
+    return (href.startswith(("http://", "https://")) and href.isascii()
+            and not href.startswith(("http:///", "https:///"))  # no host: resolved on the base
+            and not href.endswith(("?", "#")) and not any(c in href for c in _URL_ODD))
+
+
+_URL_ODD = ("?#", ";", "[", "]", "\t", "\n", "\r")
+
+
 def _read_aside(element: HtmlElement) -> str:
     if class_set(element) & _SPOILER_CLASSES:
         return _read_spoiler(element)
@@ -624,16 +745,36 @@ def _iso(text: str | None) -> datetime | None:
         return None  # an odd title is not fatal: the display text is read instead
 
 
+_POSTED_LABEL = re.compile(r"^(?:Отправлено|Posted)\s*")
+_POSITION = re.compile(r"#\s*(\d+)")  # \s matches what collapse() folds: no collapse needed
+
+
 def _time_text(abbr: HtmlElement | None) -> str:
     """The IPB 3 date as shown, without the "Отправлено" label of p.posted_info."""
     text = collapse(_text(abbr)) if abbr is not None else ""
-    return re.sub(r"^(?:Отправлено|Posted)\s*", "", text)
+    return _POSTED_LABEL.sub("", text)
+
+
+# What each version's post reading looks up (see _scan; the classes of _Index.cls calls).
+_IPB3_WANTED = _Wanted(("entry-content", "post", "signature", "published", "posted_info",
+                        "author", "post_id", "edit"), ("itemprop",))
+_IPS4_WANTED = _Wanted(("ipsComment_meta", "cAuthorPane_author"), ("data-role", "data-excludequote"))
+
+
+def _tagged(element: HtmlElement | None, tag: str) -> HtmlElement | None:
+    """_Index.cls with a tag: the first element of a class counts only if it has that tag."""
+    return element if element is not None and element.tag == tag else None
 
 
 class _Ipb3Reader(_Reader):
     """IPB 3.x, skin_topic.php `post` and `softDeletedPostBit` (FORUMS.md 5.1)."""
 
     per_page = Invision.default_per_page
+
+    def __init__(self, engine: Invision, doc: HtmlElement, ctx: PageContext,
+                 hiding: frozenset[HtmlElement]) -> None:
+        self.hiding = hiding
+        super().__init__(engine, doc, ctx)
 
     @cached_property
     def _pagination_text(self) -> tuple[int, int] | None:
@@ -669,46 +810,53 @@ class _Ipb3Reader(_Reader):
 
     def post(self, element: HtmlElement, index: int) -> Post:
         post_id = element.get("id", "").removeprefix("post_id_")
-        found = _Index(element)
+        found = _scan(element, _IPB3_WANTED)
         # A soft-deleted post shows its original only inside postsDeleteShow_ (moderator view).
-        shown = found.by_id_prefix.get("postsDeleteShow_")
-        scope = _Index(shown) if shown is not None else found
+        shown = _Index(element).by_id_prefix.get("postsDeleteShow_") if element in self.hiding else None
+        scope = _scan(shown, _IPB3_WANTED) if shown is not None else found
         deleted = bool(class_set(element) & {"moderated", "hidden"}) or shown is not None
-        message = _either(scope.cls("entry-content", "div"), scope.attr("itemprop", "commentText"),
-                          scope.cls("post", "div"))
-        body = self.signature(self.body(post_id, message), found.cls("signature"))
-        abbr = _either(scope.cls("published", "abbr"), scope.cls("posted_info"))
-        created, notes = self._created(post_id, abbr, deleted)
-        position, permalink = self._position(found, post_id, index)
-        author_link = _either(_inner(found.cls("author"), "a"), found.attr("hovercard-id"))
+        message = _either(_tagged(scope.get("entry-content"), "div"),
+                          scope.get(("itemprop", "commentText")), _tagged(scope.get("post"), "div"))
+        body = self.signature(self.body(post_id, message), found.get("signature"))
+        abbr = _either(_tagged(scope.get("published"), "abbr"), scope.get("posted_info"))
+        time_text = _time_text(abbr)
+        created, notes = self._created(post_id, abbr, time_text, deleted)
+        position, permalink = self._position(element, found.get("post_id"), post_id, index)
+        author_link = _inner(found.get("author"), "a")
+        if author_link is None:  # a skin without span.author: the hovercard, then the h3
+            author_link = _Index(element).attr("hovercard-id")
         return self.make_post(
             id=post_id, position=position, permalink=permalink,
-            author=self._author(found, author_link, post_id), author_id=_profile_id(author_link),
-            created_at=created, time_text=_time_text(abbr), body=body,
-            edit=self._edit(scope.cls("edit", "p")), deleted=deleted, notes=notes)
+            author=self._author(element, author_link, post_id), author_id=_profile_id(author_link),
+            created_at=created, time_text=time_text, body=body,
+            edit=self._edit(_tagged(scope.get("edit"), "p")), deleted=deleted, notes=notes)
 
-    def _author(self, found: _Index, link: HtmlElement | None, post_id: str) -> str:
-        holder = link if link is not None else found.by_tag.get("h3")
+    def _author(self, element: HtmlElement, link: HtmlElement | None, post_id: str) -> str:
+        holder = link if link is not None else _Index(element).by_tag.get("h3")
         name = collapse(_text(holder)) if holder is not None else ""
         if not name:
             raise self.fail(post_id, "no author name found")
         return name
 
-    def _position(self, found: _Index, post_id: str, index: int) -> tuple[int, str]:
-        link = _either(_inner(found.cls("post_id"), "a"), found.attr("data-entry-pid", post_id))
-        text = collapse(_text(link)) if link is not None else ""
-        number = re.search(r"#\s*(\d+)", text)
+    def _position(self, element: HtmlElement, box: HtmlElement | None, post_id: str, index: int,
+                  ) -> tuple[int, str]:
+        """The "#n" permalink of span.post_id (else the data-entry-pid link, looked up only
+        then) gives both the position and the permalink."""
+        link = _inner(box, "a")
+        if link is None:
+            link = _Index(element).attr("data-entry-pid", post_id)
+        number = _POSITION.search(_text(link)) if link is not None else None
         position = int(number.group(1)) if number else (self.number - 1) * self.per_page + index + 1
         href = self.absolute(link.get("href")) if link is not None else None
-        return position, href or f"{self.engine.normalise_url(self.ctx.url)}#entry{post_id}"
+        return position, href or f"{self.base_url}#entry{post_id}"
 
-    def _created(self, post_id: str, abbr: HtmlElement | None, deleted: bool,
+    def _created(self, post_id: str, abbr: HtmlElement | None, time_text: str, deleted: bool,
                  ) -> tuple[datetime, tuple[str, ...]]:
         if abbr is None and deleted:
             note = "no post time shown for this deleted post; the fetch time stands in"
             return self.ctx.fetched_at, (note,)
         return self.when(post_id, _iso(abbr.get("title") if abbr is not None else None),
-                         (_time_text(abbr),))
+                         (time_text,))
 
     def _edit(self, line: HtmlElement | None) -> EditMarker | None:
         if line is None:
@@ -762,36 +910,39 @@ class _Ips4Reader(_Reader):
 
     def post(self, element: HtmlElement, index: int) -> Post:
         post_id = element.get("id", "").removeprefix("elComment_")
-        found = _Index(element)
-        quote_data = _quote_data(found.attr("data-quotedata"))
-        message = found.attr("data-role", "commentContent")
-        body = self.signature(self.body(post_id, message), found.attr("data-role", "memberSignature"))
-        stamp = _inner(found.cls("ipsComment_meta"), "time")
+        found = _scan(element, _IPS4_WANTED)
+        quote_data = _QuoteData(element)  # the JSON is read only when a field is missing
+        message = found.get(("data-role", "commentContent"))
+        body = self.signature(self.body(post_id, message), found.get(("data-role", "memberSignature")))
+        stamp = _inner(found.get("ipsComment_meta"), "time")
         machine = _iso(stamp.get("datetime")) if stamp is not None else None
         if machine is None and isinstance(quote_data.get("timestamp"), int):
-            machine = times.from_unix(quote_data["timestamp"])
-        shown = (collapse(stamp.get("title") or ""), collapse(_text(stamp))) if stamp is not None else ()
+            machine = times.from_unix(quote_data.get("timestamp"))
+        time_text = collapse(_text(stamp)) if stamp is not None else ""
+        shown = (collapse(stamp.get("title") or ""), time_text) if stamp is not None else ()
         created, notes = self.when(post_id, machine, shown)
-        pane = _either(found.cls("cAuthorPane_author"), _inner(found.by_tag.get("aside"), "h3"))
+        pane = found.get("cAuthorPane_author")
+        if pane is None:  # a theme without the class: the aside's heading
+            pane = _inner(_Index(element).by_tag.get("aside"), "h3")
         link = _inner(pane, "a")
         author = collapse(_text(link if link is not None else pane)) if pane is not None else ""
         author = author or str(quote_data.get("username") or "")  # guests have no profile link
         if not author:
             raise self.fail(post_id, "no author name found")
-        author_id = _profile_id(link) or (str(quote_data["userid"]) if quote_data.get("userid") else None)
+        author_id = _profile_id(link) or (str(quote_data.get("userid")) if quote_data.get("userid") else None)
         return self.make_post(
             id=post_id, position=(self.number - 1) * self.per_page + index + 1,
             permalink=self._permalink(element, post_id), author=author, author_id=author_id,
-            created_at=created, time_text=collapse(_text(stamp)) if stamp is not None else "",
-            body=body, edit=self._edit(found.attr("data-excludequote")),
+            created_at=created, time_text=time_text,
+            body=body, edit=self._edit(found.get(("data-excludequote", None))),
             deleted="ipsModerated" in class_set(element), notes=notes)
 
     def _permalink(self, element: HtmlElement, post_id: str) -> str:
         wanted = f"comment={post_id}"
         href = next((a.get("href") for a in element.iter("a") if wanted in (a.get("href") or "")), None)
         if href:
-            return urljoin(self.ctx.url, href)
-        return f"{self.engine.normalise_url(self.ctx.url)}#comment-{post_id}"
+            return self.absolute(href)
+        return f"{self.base_url}#comment-{post_id}"
 
     def _edit(self, line: HtmlElement | None) -> EditMarker | None:
         if line is None:
@@ -805,6 +956,19 @@ class _Ips4Reader(_Reader):
         edited_at = _iso(stamp.get("datetime")) if stamp is not None else None
         return EditMarker(text=collapse(_text(line)), editor=found.group("editor"),
                           edited_at=edited_at or self.edit_date(found.group("date")))
+
+
+class _QuoteData:
+    """A post's data-quoteData, found and read on first use: most posts never need it."""
+
+    def __init__(self, post: HtmlElement) -> None:
+        self.post = post
+        self.data: dict[str, Any] | None = None
+
+    def get(self, key: str) -> Any:
+        if self.data is None:
+            self.data = _quote_data(_Index(self.post).attr("data-quotedata"))
+        return self.data.get(key)
 
 
 def _quote_data(holder: HtmlElement | None) -> dict[str, Any]:
