@@ -13,14 +13,16 @@ the board's zone and localised by tally.times.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from math import gcd
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
+from lxml import html as lxml_html
 from lxml.html import HtmlElement
 
 from tally import times
@@ -30,18 +32,46 @@ from tally.adapters.html import (
     block_text,
     class_set,
     collapse,
+    declared_charset,
     first,
     has_class_xpath,
-    parse_tree,
     split_body,
-    text_of,
 )
 from tally.errors import TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 
 
 def _c(name: str) -> str:
-    return has_class_xpath(name)
+    """has_class_xpath(name), with a cheap substring test first: the concat/normalize-space
+    test costs far more, and most elements of a post fail the substring test already."""
+    return f"contains(@class, '{name}') and {has_class_xpath(name)}"
+
+
+# The text of an element, as "".join(itertext()) gives it but read by libxml2 in one go
+# (several times faster than building the string from Python).
+_TEXT = etree.XPath("string()")
+
+
+def _text(element: HtmlElement) -> str:
+    return str(_TEXT(element))
+
+
+_PARSERS = threading.local()  # lxml parsers are not to be shared between threads
+
+
+def _parse(data: bytes) -> HtmlElement:
+    """parse_tree(data), with one parser per charset and thread (building a parser costs a
+    tenth of parsing a small page) and without the id index, which nothing here reads."""
+    charset = declared_charset(data)
+    parsers = _PARSERS.__dict__.setdefault("by_charset", {})
+    parser = parsers.get(charset)
+    if parser is None:
+        parser = parsers[charset] = etree.HTMLParser(encoding=charset, remove_comments=True,
+                                                     collect_ids=False)
+    root = etree.fromstring(data, parser=parser)
+    if root is None:
+        return lxml_html.document_fromstring(b"<html></html>")
+    return root
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,7 +201,9 @@ _RELATIVE_WORDS = {
     "ayer": 1, "hier": 1, "yesterday": 1, "ieri": 1, "ontem": 1,
 }
 _RELATIVE = r"(?P<rel>hoy|ayer|aujourd['’]hui|hier|today|yesterday|oggi|ieri|hoje|ontem)"
-DATE_RE = re.compile(rf"(?:{_ABSOLUTE}|{_RELATIVE}){_SEP}{_TIME}", re.IGNORECASE)
+# Every form starts with a letter or digit: the lookahead, implied by the rest, lets most
+# other positions of the header text fail at once.
+DATE_RE = re.compile(rf"(?=[^\W_])(?:{_ABSOLUTE}|{_RELATIVE}){_SEP}{_TIME}", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,13 +212,23 @@ class ShownTime:
     naive: datetime  # wall time in the board's zone
 
 
+# Folding a word (Unicode normalisation) costs more than the rest of reading a date; a board
+# shows the same few month names and day words on every post.
+_month_number = lru_cache(maxsize=256)(times.month_number)
+
+
+@lru_cache(maxsize=64)
+def _relative_days(word: str) -> int:
+    return _RELATIVE_WORDS[times.fold_word(word).replace("’", "'")]
+
+
 def _naive(match: re.Match[str], fetched_local: datetime) -> datetime | None:
     g = match.groupdict()
     hour, minute, second = int(g["h"]), int(g["mi"]), int(g["s"] or 0)
     if g["ampm"]:
         hour = hour % 12 + (12 if g["ampm"].lower() == "p" else 0)
     if g["rel"]:
-        days = _RELATIVE_WORDS[times.fold_word(g["rel"]).replace("’", "'")]
+        days = _relative_days(g["rel"])
         return times.days_ago(fetched_local, days, hour, minute, second)
     if g["d3"]:
         day, month, year = int(g["d3"]), int(g["m3"]), int(g["y3"])
@@ -194,7 +236,7 @@ def _naive(match: re.Match[str], fetched_local: datetime) -> datetime | None:
         day = int(g["d1"] or g["d2"])
         month_name = g["m1"] or g["m2"]
         year = int(g["y1"] or g["y2"])
-        month = times.month_number(month_name) or 0
+        month = _month_number(month_name) or 0
     try:
         return datetime(year, month, day, hour, minute, second)
     except ValueError:  # not a month name, or 31 Feb: not a date after all
@@ -223,8 +265,14 @@ EDIT_RE = re.compile(
     re.IGNORECASE,
 )
 
+# What every EDIT_RE match holds ("… 2 veces"), under the same case rules: a search that
+# starts only at digits, so it rules out most lines far faster than EDIT_RE itself.
+_EDIT_HINT = re.compile(r"\d\s+(?:ve[zc]|fois|time)", re.IGNORECASE)
+
 
 def read_edit(line: str, ctx: PageContext, fetched_local: datetime) -> EditMarker | None:
+    if not _EDIT_HINT.search(line):
+        return None
     match = EDIT_RE.search(line)
     if not match:
         return None
@@ -255,7 +303,7 @@ _DROP_CLASSES = frozenset(("attachbox", "vote"))
 
 def _caption(element: HtmlElement) -> str:
     caption = first(element, ("./dt", "./cite", "./div/cite", f"./*[{_c('cite')}]"))
-    return collapse(text_of(caption)) if caption is not None else ""
+    return collapse(_text(caption)) if caption is not None else ""
 
 
 _SIGNATURE_CLASSES_ATTR = etree.XPath("descendant::*/@class[contains(., 'sig')]")
@@ -393,7 +441,7 @@ class Forumotion(Engine):
             )
         if not self.looks_like(data):
             raise self.not_a_thread(ctx, "no Forumotion markup; another engine's page?")
-        root = parse_tree(data)
+        root = _parse(data)
         elements = _post_elements(root)
         if not elements:
             raise self.not_a_thread(ctx, _why_no_posts(root))
@@ -480,12 +528,13 @@ _TOPIC_HREFS = etree.XPath("/descendant::a/@href[contains(., '/t') or contains(.
 
 def _linked_starts(root: HtmlElement, base: str) -> list[int]:
     """The start offsets of the topic pages the page links to (pagination, §1.6)."""
+    resolve = _Resolver(base)
     starts = []
     for href in _TOPIC_HREFS(root):
         if _may_name_a_topic(href):
-            topic = split_topic_url(urljoin(base, str(href)))
-            if topic is not None:
-                starts.append(topic.start)
+            start = resolve.topic_start(str(href))
+            if start is not None:
+                starts.append(start)
     return starts
 
 
@@ -510,7 +559,7 @@ def _title(root: HtmlElement) -> str | None:
         heading = headings[0] if headings else next(root.iter("title"), None)
     if heading is None:
         return None
-    return collapse(text_of(heading)) or None
+    return collapse(_text(heading)) or None
 
 
 def _first_with_class(elements: list[HtmlElement], name: str) -> HtmlElement | None:
@@ -550,7 +599,7 @@ def _why_no_posts(root: HtmlElement) -> str:
     if "just a moment" in title or root.xpath("//*[@id='challenge-form' or @id='cf-wrapper']"):
         return "challenge page: the forum's protection asks for a browser check"
     message = first(root, (f"//*[{_c('message')}]", f"//*[{_c('panel')}]//p", "//td[@class='row1']"))
-    said = collapse(text_of(message))[:120] if message is not None else ""
+    said = collapse(_text(message))[:120] if message is not None else ""
     return f"no post--ID posts; the forum says: {said}" if said else "no post--ID posts"
 
 
@@ -565,6 +614,7 @@ class _PostReader:
         self.ctx = ctx
         self.themes = themes
         self.fetched_local = fetched_local
+        self.resolve = _Resolver(ctx.url)
 
     def read_all(self, root: HtmlElement, elements: dict[str, HtmlElement],
                  offset: int) -> tuple[list[Post], list[str]]:
@@ -632,10 +682,9 @@ class _PostReader:
             for link in scope.iterdescendants("a"):  # .//a[@href], without an XPath run
                 href = link.get("href")
                 match = _PROFILE_LINK.search(href) if href is not None else None
-                name = collapse(text_of(link))
-                if match and name:
+                if match and (name := collapse(_text(link))):
                     return name, match.group(1)
-        name = collapse(text_of(box)) if box is not None else ""
+        name = collapse(_text(box)) if box is not None else ""
         if not name:
             raise self._fail(post_id, "no author")
         return name, None
@@ -644,7 +693,7 @@ class _PostReader:
         for theme in self.themes:
             for path in theme.date:
                 for box in path(element):
-                    shown = find_time(collapse(text_of(box)), self.fetched_local)
+                    shown = find_time(collapse(_text(box)), self.fetched_local)
                     if shown:
                         return shown
         raise self._fail(post_id, "no date found in the post header")
@@ -676,8 +725,47 @@ class _PostReader:
         for link in element.iterdescendants("a"):  # a post has few links: cheaper than XPath
             href = link.get("href")
             if href is not None and href.endswith(anchor):
-                return urljoin(self.ctx.url, href)
+                return self.resolve(href)
         return f"{self.engine.normalise_url(self.ctx.url)}#{post_id}"
+
+
+_PLAIN_PATH = re.compile(r"(?:/[^/?#;.\x00-\x20\x7f]+)+")
+
+
+class _Resolver:
+    """urljoin(base, href), with the common case made cheap: an absolute path of plain
+    segments (no dot or empty segment, no query, params or blanks) is the base's
+    scheme://host followed by the path itself, fragment kept as is."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self._prefix: str | None = None  # urljoin(base, "/") without its "/": read once
+        self._topic_host: bool | None = None  # is prefix() an http(s)://host? read once
+
+    def __call__(self, href: str) -> str:
+        path, hash_, fragment = href.partition("#")
+        if not _PLAIN_PATH.fullmatch(path) or "\t" in fragment or "\n" in fragment \
+                or "\r" in fragment or not fragment:
+            return urljoin(self.base, href)
+        return self.prefix() + href
+
+    def prefix(self) -> str:
+        if self._prefix is None:
+            self._prefix = urljoin(self.base, "/")[:-1]
+        return self._prefix
+
+    def topic_start(self, href: str) -> int | None:
+        """split_topic_url(urljoin(base, href)).start, or None when that is no topic URL.
+        A plain path resolves to itself on the base's host: match it without building the
+        URL and splitting it again."""
+        path = href.partition("#")[0]
+        if not _PLAIN_PATH.fullmatch(path):
+            topic = split_topic_url(urljoin(self.base, href))
+            return topic.start if topic is not None else None
+        if self._topic_host is None:
+            self._topic_host = split_topic_url(self.prefix() + "/t1") is not None
+        match = TOPIC_PATH.match(path) if self._topic_host else None
+        return int(match["start"] or 0) if match else None
 
 
 def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
@@ -685,7 +773,7 @@ def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
 
     Most posts have none: one regex over the post's text rules them out before libxml2 looks
     at the text nodes one by one (the slow part, even scoped to the post)."""
-    if not _EDIT_WORD.search("".join(element.itertext())):
+    if not _EDIT_WORD.search(_TEXT(element)):
         return []
     found: list[HtmlElement] = []
     for text in _EDIT_WORDS(element):
@@ -705,7 +793,7 @@ def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
 def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
     """postrow.hidden blocks by post id: the showHiddenMessage(ID) link and its text (§1.2)."""
     found: dict[str, str] = {}
-    if not _HIDDEN_BYTES.search(data):
+    if not _calls_hidden(data):
         return found  # every page defines showHiddenMessage(id); few call it with a number
     for node in _parents(_HIDDEN_ATTRS(root)):
         raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
@@ -713,8 +801,20 @@ def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
         if match:
             post_id = match.group(1) or match.group(2)
             holder = node.getparent() if node.getparent() is not None else node
-            found.setdefault(post_id, collapse(text_of(holder)))
+            found.setdefault(post_id, collapse(_text(holder)))
     return found
+
+
+def _calls_hidden(data: bytes) -> bool:
+    """_HIDDEN_BYTES.search(data), tried only where its words start: bytes.find skips the
+    rest of the page far faster than the regex, which has no literal prefix to look for."""
+    for word in (b"showHiddenMessage(", b"hidden-title--"):
+        at = data.find(word)
+        while at >= 0:
+            if _HIDDEN_BYTES.match(data, at):
+                return True
+            at = data.find(word, at + 1)
+    return False
 
 
 # The attributes that make a hidden-post link (one pass over attributes, as for post--ID).
