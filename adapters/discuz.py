@@ -17,6 +17,8 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from lxml import etree
 from lxml.html import HtmlElement
+
+from tally import times
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
@@ -27,8 +29,6 @@ from tally.adapters.html import (
     parse_document_as_browser,
     split_body,
 )
-
-from tally import times
 from tally.errors import ForumError, InputError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 

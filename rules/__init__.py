@@ -1,6 +1,6 @@
 """Vote-counting rules: small policies composed into named presets (RULES.md, STYLE.md).
 
-    preset = rules.get("kira")     # or "majority", "espia"
+    preset = rules.get("kira")     # majority, espia, mafia-ru, lupus, trigger-cn
     tally = preset.judge(ballots, game, day, as_of, history)
 """
 
@@ -13,9 +13,11 @@ from tally.rules.preset import Preset
 
 
 def _presets() -> dict[str, Preset[Any]]:
-    from tally.rules import espia, kira, majority
+    from tally.rules import espia, kira, lupus, mafia_ru, majority, trigger_cn
 
-    return {p.name: p for p in (espia.PRESET, kira.PRESET, majority.PRESET)}
+    presets = (kira.PRESET, majority.PRESET, espia.PRESET, mafia_ru.PRESET, lupus.PRESET,
+               trigger_cn.PRESET)
+    return {p.name: p for p in presets}
 
 
 def names() -> list[str]:

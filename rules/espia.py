@@ -25,7 +25,7 @@ from tally.rules import validity as v
 from tally.rules.change import settle
 from tally.rules.outcome import draw, draw_seed, piles, tally
 from tally.rules.preset import Preset
-from tally.rules.reading import Context, Reading, Stage, second_after, void_steps
+from tally.rules.reading import Context, Reading, Stage, event_day, second_after, void_steps
 from tally.syntax import pack
 
 # GM events this preset reads (E5, E6); all of them are GM-only whatever their `secret` says.
@@ -315,16 +315,6 @@ class Trick:
     target: str
     delta: int  # +1/+2 added, -1/-2 removed
     event: Event
-
-
-def event_day(event: Event, game: Game, precision: str) -> int | None:
-    """The voting day an action belongs to: its `day`, else the day whose window holds it."""
-    if event.day is not None:
-        return event.day
-    for day in game.days:
-        if day.start <= event.at < second_after(day.deadline, precision):
-            return day.number
-    return None
 
 
 def tramposo(ctx: Context, precision: str) -> tuple[tuple[Trick, ...], tuple[Finding, ...]]:

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from functools import cached_property
 
 from tally import times
-from tally.game import Day, Game, VoteSyntax
+from tally.game import Day, Event, Game, VoteSyntax
 from tally.model import Action, Ballot, Finding, Post
 
 
@@ -233,3 +233,13 @@ def second_after(deadline: datetime, precision: str) -> datetime:
     if precision == "minute":
         return deadline.replace(second=0, microsecond=0) + timedelta(minutes=1)
     return deadline.replace(microsecond=0) + timedelta(seconds=1)
+
+
+def event_day(event: Event, game: Game, precision: str) -> int | None:
+    """The voting day an action belongs to: its `day`, else the day whose window holds it."""
+    if event.day is not None:
+        return event.day
+    for day in game.days:
+        if day.start <= event.at < second_after(day.deadline, precision):
+            return day.number
+    return None

@@ -139,7 +139,7 @@ def test_missing_game_file(tmp_path):
 def test_unknown_preset(tmp_path):
     game = tmp_path / "game.toml"
     game.write_text(GAME.read_text().replace('preset = "kira"', 'preset = "kiraa"'))
-    one_line_error(run("count", str(game), *SAVED), 3, "unknown preset 'kiraa' (known: espia, kira, majority)")
+    one_line_error(run("count", str(game), *SAVED), 3, "unknown preset 'kiraa' (known: espia, kira, lupus, mafia-ru, majority, trigger-cn)")
 
 
 def test_unknown_day():

@@ -74,9 +74,9 @@ def test_K14_in_game_name_counts_for_the_player() -> None:
 
 
 def test_unknown_preset_is_one_clear_line() -> None:
-    with pytest.raises(InputError, match=r"^unknown preset 'werewolf' \(known: espia, kira, majority\)$"):
+    with pytest.raises(InputError, match=r"^unknown preset 'werewolf' \(known: espia, kira, lupus, mafia-ru, majority, trigger-cn\)$"):
         count(thread(), game("werewolf"), 1)
-    assert rules.names() == ["espia", "kira", "majority"]
+    assert rules.names() == ["espia", "kira", "lupus", "mafia-ru", "majority", "trigger-cn"]
 
 
 # -- properties ---------------------------------------------------------------------------------

@@ -1,0 +1,479 @@
+"""The `mafia-ru` preset: virtual mafia on a Russian Invision forum (RULES.md section 3, R1-R11).
+
+Each game day has its voting thread ("голосилка"); a player leaves one post there, the nick of the
+player he votes for, and cannot change it (R2, rule 11). Voting closes at 21:00 with the whole
+minute inclusive (R1, C7). The most voted leaves; a tie means nobody leaves (R3).
+
+The public count is the thread's. The GM's result (`gm_counts`, `gm_outcome`) adds what only the
+GM knows, from GM events: the Адвокат's and the bonus protection (R4, R8), the Вышибала's blocks
+and the Ключник's keys (R5), the Прокурор's extra vote (R6) and the Бомж's controlled vote (R7).
+Every finding about them is secret (C5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+
+from tally import times
+from tally.errors import GameFileError
+from tally.game import CORE_EVENT_KINDS, Event, Game
+from tally.model import Action, Count, Finding, Outcome, Tally
+from tally.names import normalise
+from tally.rules import validity as v
+from tally.rules.change import Settlement, settle
+from tally.rules.outcome import piles, tally
+from tally.rules.preset import Preset
+from tally.rules.reading import Context, Reading, Stage, Step, event_day, second_after, void_steps
+from tally.syntax import pack
+
+# GM events this preset reads (R4-R8); all of them are GM-only whatever their `secret` says.
+EVENT_KINDS = CORE_EVENT_KINDS | {"advocate_protect", "bouncer_block", "keymaster_open",
+                                  "prosecutor_vote", "tramp_control", "bonus_protect"}
+# What each event needs besides `at` and `kind` (checked by `validate`, with the file's line).
+NEEDS = {"advocate_protect": ("target",), "bouncer_block": ("target",), "keymaster_open": ("target",),
+         "prosecutor_vote": ("player", "target"), "tramp_control": ("player", "target"),
+         "bonus_protect": ("target",)}
+DAY_ROLES = ("advocate_protect", "bouncer_block", "keymaster_open", "prosecutor_vote")
+DAY_ROLE_HOUR = 14  # rule 7: day roles choose "до 14:00", one minute late is refused
+ROLE_NAMES = {"advocate_protect": "Адвокат", "bouncer_block": "Вышибала",
+              "keymaster_open": "Ключник", "prosecutor_vote": "Прокурор",
+              "tramp_control": "Бомж", "bonus_protect": "bonus"}
+PER_TARGET = {"advocate_protect": 2, "bouncer_block": 2, "keymaster_open": 2}  # uses per game
+
+
+@dataclass(frozen=True)
+class MafiaRuOptions:
+    precision: str = field(default="minute", metadata={"choices": ("second", "minute")})  # R1, C7
+    min_posts: int = field(default=5, metadata={"min": 0})  # R10 (rule 8); 0 turns the check off
+    bare_nick: bool = True  # R2: a nick alone on its line is a vote
+
+
+def validity(o: MafiaRuOptions) -> tuple[Stage, ...]:
+    return (
+        *((bare_nicks,) if o.bare_nick else ()),
+        v.late("R1", o.precision),
+        v.voter_may_vote("R2", "R2"),
+        v.no_elimination("R3", allowed=False),
+        v.names_resolved("C2"),
+        v.target_alive("R2"),
+        v.joke("R2"),
+        first_vote_stands("R2"),  # after the rest: only a vote valid otherwise is "the" post
+        edited_votes("R2"),
+        self_vote("R9"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# R2: the bare-nick convention and one vote post per player
+
+
+def bare_nicks(readings: tuple[Reading, ...], ctx: Context) -> tuple[tuple[Reading, ...], tuple[Finding, ...]]:
+    """R2: the voting thread's post is "the nick of the player he votes for": a line holding only
+    a roster name (exact, alias, fuzzy, or a near miss for the GM) is a vote. Only posts with no
+    vote words are read this way, and only lines no longer than the longest roster name."""
+    longest = max((len(normalise(n).split()) for p in ctx.game.players for n in (p.name, *p.aliases)),
+                  default=1)
+    out: list[Reading] = []
+    for reading in readings:
+        if reading.steps or reading.silent or reading.voter is None:
+            out.append(reading)
+            continue
+        actions = tuple(a for line in reading.post.body.own.splitlines()
+                        if (a := _nick(line, ctx, longest)) is not None)
+        if actions:
+            ballot = replace(reading.ballot, actions=actions)
+            shown = (f"time shown: {reading.post.time_text}",)
+            reading = replace(reading, ballot=ballot, steps=tuple(Step(a) for a in actions),
+                              evidence=shown + reading.evidence)
+        out.append(reading)
+    return tuple(out), ()
+
+
+def _nick(line: str, ctx: Context, longest: int) -> Action | None:
+    written = line.strip()
+    key = normalise(written)
+    if not key or len(key.split()) > longest:
+        return None
+    match = ctx.extractor.roster.match(written)
+    if match.how == "unknown" or (match.how in ("mixed_script", "ambiguous") and match.runner_up is None):
+        return None  # prose, not a nick
+    return Action("vote", written=written, match=match, text=written)
+
+
+def first_vote_stands(rule: str) -> Stage:
+    """R2 (rule 11): the first vote post stands; every later vote or revoke is void and flagged."""
+
+    def stage(readings: tuple[Reading, ...], ctx: Context) -> tuple[tuple[Reading, ...], tuple[Finding, ...]]:
+        first: dict[str, tuple[str, Action]] = {}  # voter -> (post id, the vote that stands)
+        out: list[Reading] = []
+        findings: list[Finding] = []
+        for reading in readings:
+            voter = reading.voter
+            if voter is None:
+                out.append(reading)
+                continue
+            held = first.get(voter)
+            if held is None:
+                vote = next((s.action for s in reading.steps
+                             if s.void is None and s.action.kind == "vote"), None)
+                if vote is None:
+                    out.append(reading)
+                    continue
+                first[voter] = (reading.post.id, vote)
+                # a second vote (or a revoke) in the same post is a change too
+                cut = _index(reading, vote)
+                if any(s.void is None for s in reading.steps[cut + 1:]):
+                    steps = reading.steps[:cut + 1] + void_steps(
+                        replace(reading, steps=reading.steps[cut + 1:]), rule,
+                        "the vote cannot be changed (rule 11)").steps
+                    reading = replace(reading, steps=steps)
+                    findings.append(Finding(rule, f"post {reading.post.id} by {voter}: more than "
+                                            "one vote in the post: the first stands (rule 11)",
+                                            reading.post.id, voter))
+                out.append(reading)
+                continue
+            if any(s.void is None for s in reading.steps):
+                post_id, vote = held
+                reason = (f"second vote post: the vote for {vote.target} in post {post_id} stands, "
+                          "it cannot be changed (rule 11)")
+                reading = void_steps(reading, rule, reason)
+                findings.append(Finding(rule, f"post {reading.post.id} by {voter}: {reason}",
+                                        reading.post.id, voter))
+            out.append(reading)
+        return tuple(out), tuple(findings)
+
+    return stage
+
+
+def _index(reading: Reading, action: Action) -> int:
+    return next(i for i, s in enumerate(reading.steps) if s.action is action)
+
+
+def edited_votes(rule: str) -> Stage:
+    """R2: the rulebook does not void an edited vote post (default: it counts as it reads), but
+    the vote cannot be changed (rule 11): an edit in time by the player is flagged for the GM."""
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        edit = reading.post.edit
+        live = any(s.void is None for s in reading.steps)
+        if edit is None or not live or (edit.edited_at is not None and edit.edited_at > ctx.cutoff):
+            return reading, ()
+        if edit.editor and normalise(edit.editor) in {normalise(s) for s in ctx.game.staff}:
+            return replace(reading, remarks=reading.remarks + (f"edited by staff {edit.editor}, kept",)), ()
+        note = "edited: taken as it reads; the vote cannot be changed (rule 11): the GM checks"
+        flagged = replace(reading, evidence=reading.evidence + (f"edit marker: {edit.text}",),
+                          remarks=reading.remarks + (note,))
+        return flagged, (Finding(rule, f"post {reading.post.id} by {reading.voter}: vote post {note}",
+                                 reading.post.id, reading.voter, needs_gm=True),)
+
+    return v.each(check)
+
+
+def self_vote(rule: str) -> Stage:
+    """R9 (rule 10): a vote for oneself is void and means autokill: the GM is told."""
+
+    def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+        voter = reading.voter
+        if voter is None or not any(s.void is None and s.action.target == voter for s in reading.steps):
+            return reading, ()
+        reason = "a vote for oneself: autokill (rule 10)"
+        voided = void_steps(reading, rule, reason, ("vote",), only=lambda a: a.target == voter)
+        return voided, (Finding(rule, f"post {reading.post.id}: {voter} votes for himself: "
+                                "autokill (rule 10)", reading.post.id, voter, needs_gm=True),)
+
+    return v.each(check)
+
+
+# ---------------------------------------------------------------------------------------------
+# R4-R8: the GM's events
+
+
+@dataclass(frozen=True, slots=True)
+class Secrets:
+    """The day's secret effects that took effect, and a secret finding for every event."""
+
+    shields: dict[str, tuple[str, str]]  # protected player -> (rule, why)
+    blocked: dict[str, str]  # voter whose vote is not counted -> why
+    extra: tuple[tuple[str, str], ...]  # (target, label) extra votes (R6)
+    controlled: dict[str, str]  # Бомж -> the player whose choice his vote follows (R7)
+    findings: tuple[Finding, ...]
+
+
+def day_role_close(ctx: Context) -> datetime:
+    """Rule 7: day roles choose by 14:00 on the voting day (the deadline's date), minute inclusive."""
+    local = times.to_local(ctx.day.deadline, ctx.game.timezone).replace(tzinfo=None)
+    naive = local.replace(hour=DAY_ROLE_HOUR, minute=0, second=0, microsecond=0)
+    return times.localise(naive, ctx.game.timezone).utc + timedelta(minutes=1)
+
+
+def secrets(ctx: Context, precision: str) -> Secrets:
+    shields: dict[str, tuple[str, str]] = {}
+    blocks: dict[str, Event] = {}
+    keys: set[str] = set()
+    extra: list[tuple[str, str]] = []
+    controlled: dict[str, str] = {}
+    findings: list[Finding] = []
+    close = day_role_close(ctx)
+    for event, why_not in _events(ctx, precision, close):
+        role = ROLE_NAMES[event.kind]
+        by = f" ({event.player})" if event.player else ""
+        head = f"{role}{by}: {event.kind.replace('_', ' ')} {event.target} (at {ctx.clock(event.at)})"
+        rule = _RULE[event.kind]
+        if why_not:
+            findings.append(Finding(rule, f"{head}: no effect: {why_not}", None, event.player,
+                                    needs_gm=True, secret=True))
+            continue
+        target = event.target or ""
+        if event.kind in ("advocate_protect", "bonus_protect"):
+            shields.setdefault(target, (rule, f"protected by the {role}{by}"))
+        elif event.kind == "bouncer_block":
+            blocks[target] = event
+        elif event.kind == "keymaster_open":
+            keys.add(target)
+        elif event.kind == "prosecutor_vote":
+            extra.append((target, f"(Прокурор {event.player})"))
+        elif event.kind == "tramp_control" and event.player:
+            controlled[event.player] = target
+        findings.append(Finding(rule, f"{head}: applied in the GM's count", None, event.player,
+                                secret=True))
+    blocked: dict[str, str] = {}
+    for target, event in blocks.items():
+        if target in keys:
+            findings.append(Finding("R5", f"the Ключник opened the door for {target}: the "
+                                    "Вышибала's block is cancelled", None, target, secret=True))
+        else:
+            blocked[target] = f"blocked by the Вышибала{f' ({event.player})' if event.player else ''}"
+    return Secrets(shields, blocked, tuple(extra), controlled, tuple(findings))
+
+
+_RULE = {"advocate_protect": "R4", "bouncer_block": "R5", "keymaster_open": "R5",
+         "prosecutor_vote": "R6", "tramp_control": "R7", "bonus_protect": "R8"}
+
+
+def _events(ctx: Context, precision: str, close: datetime) -> Iterator[tuple[Event, str]]:
+    """This day's events, each with why it has no effect ("" when it takes effect)."""
+    game = ctx.game
+    seen: dict[str, int] = {}  # kind -> uses today (prosecutor: one extra vote a day)
+    for event in game.events_of(*NEEDS):
+        if event_day(event, game, precision) != ctx.day.number:
+            continue
+        why = ""
+        died = ctx.life.death(event.player, event.at) if event.player else None
+        if died is not None:
+            why = f"{event.player} was dead at the time (died {ctx.clock(died)})"
+        elif event.kind in DAY_ROLES and event.at >= close:
+            why = f"after {DAY_ROLE_HOUR}:00 (rule 7: one minute late is refused)"
+        elif event.kind in PER_TARGET and _earlier_uses(event, game, precision, ctx.day.number) >= 2:
+            why = f"{event.target} was already picked twice this game (at most twice)"
+        elif event.kind == "bonus_protect" and _earlier_uses(event, game, precision, ctx.day.number,
+                                                               any_target=True):
+            why = "the bonus is one per game and was used on an earlier day"
+        elif event.kind in ("prosecutor_vote", "bonus_protect") and seen.get(event.kind):
+            why = "one a day: the first holds"
+        seen[event.kind] = seen.get(event.kind, 0) + (not why)
+        yield event, why
+
+
+def _earlier_uses(event: Event, game: Game, precision: str, day: int, any_target: bool = False) -> int:
+    return sum(1 for e in game.events_of(event.kind)
+               if (any_target or e.target == event.target)
+               and (d := event_day(e, game, precision)) is not None and d < day)
+
+
+def gm_counts(settlement: Settlement, readings: tuple[Reading, ...], counts: tuple[Count, ...],
+              hidden: Secrets, ctx: Context) -> tuple[tuple[Count, ...], tuple[Finding, ...]]:
+    """The public standing votes with R5 (blocks), R7 (Бомж) and R6 (Прокурор) applied."""
+    rows: dict[str, list[tuple[str, str]]] = {c.player: [] for c in counts}  # public order first
+    findings: list[Finding] = []
+    for voter, vote in sorted(settlement.standing.items(), key=lambda item: item[1].index):
+        post = readings[vote.index].post.id
+        target, label = vote.target, voter
+        if voter in hidden.blocked:
+            findings.append(Finding("R5", f"{voter} is {hidden.blocked[voter]}: his vote for {target} "
+                                    f"(post {post}) is not counted", post, voter, secret=True))
+            continue
+        if voter in hidden.controlled:
+            followed, label = _follow(voter, hidden.controlled[voter], settlement, findings)
+            target = followed or target
+        rows.setdefault(target, []).append((label, post))
+    for tramp, boss in hidden.controlled.items():  # a Бомж who did not post still votes (R7)
+        if tramp not in settlement.standing and tramp not in hidden.blocked and ctx.life.alive(tramp, ctx.cutoff):
+            followed, label = _follow(tramp, boss, settlement, findings)
+            if followed is not None:
+                rows.setdefault(followed, []).append((label, ""))
+    for target, label in hidden.extra:
+        rows.setdefault(target, []).append((label, ""))
+    out = [Count(t, len(r), tuple(lbl for lbl, _ in r), tuple(p for _, p in r)) for t, r in rows.items() if r]
+    out.sort(key=lambda c: -c.votes)  # stable: the public order among equals
+    return tuple(out), tuple(findings)
+
+
+def _follow(tramp: str, boss: str, settlement: Settlement,
+            findings: list[Finding]) -> tuple[str | None, str]:
+    """R7: the target the Бомж's vote goes to (None: no order known, his own vote stands)."""
+    order = settlement.standing.get(boss)
+    if order is None:
+        findings.append(Finding("R7", f"Бомж {tramp} follows {boss}, who has no standing vote: "
+                                "the GM gives the order", None, tramp, needs_gm=True, secret=True))
+        return None, tramp
+    findings.append(Finding("R7", f"Бомж {tramp}'s vote follows {boss}: {order.target}", None, tramp,
+                            secret=True))
+    return order.target, f"{tramp} (Бомж, as {boss})"
+
+
+# ---------------------------------------------------------------------------------------------
+# R3, R4, R8: the outcome
+
+
+def mafia_outcome(counts: tuple[Count, ...], ctx: Context,
+                  shields: dict[str, tuple[str, str]]) -> Outcome:
+    """R3: the most voted leaves, a tie means nobody leaves. R4/R8: a protected leader is passed
+    over: the next most voted leaves (in a tie with a protected player, the other leaves)."""
+    top = [c for c in counts if c.votes > 0 and c.votes == counts[0].votes]
+    if not top:
+        return Outcome("none", None, "R3", "no votes")
+    tied = tuple(c.player for c in top) if len(top) > 1 else ()
+    head = (f"tie at {top[0].votes} votes between {', '.join(tied)}" if tied
+            else f"{top[0].player} has most votes ({top[0].votes})")
+    guarded = [c.player for c in top if c.player in shields]
+    rule = "R3"
+    if guarded:
+        rule = shields[guarded[0]][0]
+        why = "; ".join(f"{p} is {shields[p][1]}" for p in guarded)
+        rest = tuple(c for c in counts if c.player not in shields)
+        nxt = [c for c in rest if c.votes > 0 and c.votes == rest[0].votes] if rest else []
+        if not nxt:
+            return Outcome("none", None, rule, f"{head}; {why}; nobody else has votes", tied)
+        if len(nxt) > 1:
+            names = ", ".join(c.player for c in nxt)
+            return Outcome("none", None, rule, f"{head}; {why}; next: tie at {nxt[0].votes} "
+                           f"between {names}: nobody leaves", tied)
+        chosen, detail = nxt[0].player, f"{head}; {why}: the next most voted leaves ({nxt[0].votes})"
+    elif tied:
+        return Outcome("none", None, "R3", f"{head}: nobody leaves", tied)
+    else:
+        chosen, detail = top[0].player, f"most votes ({top[0].votes})"
+    died = ctx.life.death(chosen, ctx.cutoff)
+    if died is not None:
+        return Outcome("none", None, rule, f"{detail}; {chosen} is already dead (died "
+                       f"{ctx.clock(died)})", tied)
+    return Outcome("eliminated", chosen, rule, detail, tied)
+
+
+# ---------------------------------------------------------------------------------------------
+# R9-R11: the flags
+
+
+def non_voters(readings: tuple[Reading, ...], ctx: Context, living: tuple[str, ...],
+               settlement: Settlement) -> tuple[tuple[str, ...], tuple[Finding, ...]]:
+    """R9 (rule 9): a living player with no vote in force is autokilled unless excused."""
+    tried: dict[str, list[str]] = {}
+    for r in readings:
+        if r.voter and r.steps:
+            tried.setdefault(r.voter, []).append(r.post.id)
+    missing = tuple(p for p in living if p not in settlement.standing)
+    findings: list[Finding] = []
+    for p in missing:
+        void = f" (void vote posts: {', '.join(tried[p])})" if p in tried else ""
+        if p in ctx.game.excused:
+            findings.append(Finding("R9", f"{p} did not vote{void}: excused by the GM", player=p))
+        else:
+            findings.append(Finding("R9", f"{p} did not vote{void}: autokill (rule 9)", player=p,
+                                    needs_gm=True))
+    return missing, tuple(findings)
+
+
+def activity(readings: tuple[Reading, ...], ctx: Context, living: tuple[str, ...],
+             o: MafiaRuOptions) -> tuple[Finding, ...]:
+    """R10 (rule 8): each living player's posts in this thread in the game day (22:00-21:00); a
+    vote post counts as one. Fewer than `min_posts` is an autoban unless excused."""
+    if o.min_posts == 0:
+        return ()
+    late = second_after(ctx.day.deadline, o.precision)
+    posts: dict[str, int] = {p: 0 for p in living}
+    for r in readings:
+        if r.voter in posts and ctx.day.start <= r.post.created_at < late:
+            posts[r.voter] += 1
+    findings: list[Finding] = []
+    for player, n in posts.items():
+        if n >= o.min_posts:
+            continue
+        head = f"{player}: {n} post{'s' if n != 1 else ''} in this thread in the game day, fewer than {o.min_posts}"
+        if player in ctx.game.excused:
+            findings.append(Finding("R10", f"{head}: excused by the GM", player=player))
+        else:
+            findings.append(Finding("R10", f"{head}: autoban unless the other game threads make up "
+                                    "the rest (rule 8)", player=player, needs_gm=True))
+    return tuple(findings)
+
+
+def dead_posts(readings: tuple[Reading, ...], ctx: Context) -> tuple[Finding, ...]:
+    """R11 (rule 4): a dead player may write one post; every later one is flagged."""
+    seen: set[tuple[str, datetime]] = set()
+    findings: list[Finding] = []
+    for r in readings:
+        if r.voter is None:
+            continue
+        died = ctx.life.death(r.voter, r.post.created_at)
+        if died is None:
+            continue
+        if (r.voter, died) not in seen:
+            seen.add((r.voter, died))
+            continue
+        findings.append(Finding("R11", f"post {r.post.id} by {r.voter}, dead since {ctx.clock(died)}: "
+                                "a dead player may write only 1 post (rule 4): ban for 24 hours",
+                                r.post.id, r.voter, needs_gm=True))
+    return tuple(findings)
+
+
+# ---------------------------------------------------------------------------------------------
+# The count
+
+
+def decide(readings: tuple[Reading, ...], ctx: Context, o: MafiaRuOptions,
+           findings: tuple[Finding, ...]) -> Tally:
+    settlement = settle(readings)
+    living = ctx.life.living(ctx.cutoff)
+    found = piles(settlement, readings)
+    public = tuple(p.count for p in found)
+    absent, quiet = non_voters(readings, ctx, living, settlement)
+    outcome = mafia_outcome(public, ctx, {})
+    hidden = secrets(ctx, o.precision)
+    counted, applied = gm_counts(settlement, readings, public, hidden, ctx)
+    gm_outcome = mafia_outcome(counted, ctx, hidden.shields)
+    flags = quiet + activity(readings, ctx, living, o) + dead_posts(readings, ctx)
+    result = tally(ctx, readings, settlement.verdicts, found, outcome,
+                   findings + flags + hidden.findings + applied, living, absent)
+    return replace(result, gm_counts=counted, gm_outcome=gm_outcome)
+
+
+def notes(o: MafiaRuOptions) -> tuple[str, ...]:
+    return (
+        f"R1/C7: the deadline {o.precision} is inclusive (21:00 counts, 21:01 is late)",
+        "R2: the first vote post stands; a later vote or revoke is void (rule 11)"
+        + ("; a nick alone on its line is a vote" if o.bare_nick else ""),
+        "R2: an edited vote post counts as it reads (the rulebook is silent) and is flagged",
+        "R3: a tie means nobody leaves",
+        "R4/R5/R6: day roles choose by 14:00, the minute inclusive (rule 7)",
+        f"R10: posts are counted in this thread only (fewer than {o.min_posts} flagged); "
+        "the rulebook counts all game threads",
+        "R11: only the posts of this day are seen: a dead player's one post may be earlier",
+    )
+
+
+@dataclass(frozen=True)
+class MafiaRuPreset(Preset[MafiaRuOptions]):
+    def validate(self, game: Game) -> None:
+        """Also: each mafia-ru event carries the fields it needs (file:line)."""
+        super().validate(game)
+        for event in game.events:
+            for key in NEEDS.get(event.kind, ()):
+                if getattr(event, key) is None:
+                    raise GameFileError(f"{game.path}:{event.line or '?'}: events: a {event.kind} "
+                                        f"event needs {key!r}")
+
+
+PRESET = MafiaRuPreset(name="mafia-ru", syntax=pack("ru"), defaults=MafiaRuOptions(),
+                       validity=validity, decide=decide, notes=notes, event_kinds=EVENT_KINDS)
