@@ -321,5 +321,26 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
+@app.command()
+def triggers(
+    game: Path = typer.Argument(..., help="The game file (TOML) of a trigger-cn game.",
+                                dir_okay=False),
+    source: Path | None = FromOpt,
+    fetched_at: str | None = FetchedAtOpt,
+    offline: bool = OfflineOpt,
+    store: Path | None = StoreOpt,
+) -> None:
+    """The GM's private trigger report (trigger-cn, T1-T8): never post it in the thread."""
+    from tally.rules import trigger_cn
+
+    with _errors():
+        loaded = load_game(game)
+        if loaded.preset != "trigger-cn":
+            raise InputError(f"{game}: tally triggers is for trigger-cn games "
+                             f"(this game's preset is {loaded.preset})")
+        thread = read_thread(loaded, loaded.days[0].number, source, fetched_at, offline, store)
+        typer.echo(trigger_cn.trigger_report(thread, loaded), nl=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

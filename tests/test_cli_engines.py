@@ -204,3 +204,26 @@ def test_forumotion_saved_page_two_keeps_its_positions():
     data = count_json(BY_ENGINE["forumotion"])
     assert verdict_of(data, "3107")["position"] == 6
     assert verdict_of(data, "3108")["position"] == 7
+
+
+def test_triggers_report_is_private_and_names_the_sofa(tmp_path: Path) -> None:
+    """`tally triggers` on the Discuz thread: the sofa (floor 2, T1) makes 阿飞 a substitute,
+    announced at 13:00 the next day (T6); the public count never mentions it (T8)."""
+    source = FIXTURES / "discuz" / "trigger-utf8"
+    text = (source / "game.toml").read_text(encoding="utf-8")
+    text = text.replace('preset = "majority"', 'preset = "trigger-cn"')
+    text = text.replace('name = "桃花"\n', 'name = "桃花"\nrole = "杀手"\n', 1)
+    text += ('\n[[events]]\nat = "2026-11-12 19:00"\nkind = "trigger"\ncondition = "first_reply"\n'
+             'name = "沙发"\nsecret = true\n')
+    game = tmp_path / "game.toml"
+    game.write_text(text, encoding="utf-8")
+    saved = ["--from", str(source), "--fetched-at", "2026-11-20T04:00:00Z"]
+    report = CliRunner().invoke(app, ["triggers", str(game), *saved])
+    assert report.exit_code == 0, report.output
+    assert "阿飞 at floor 2 (2026-11-12 20:03): 阿飞 becomes a substitute killer" in report.stdout
+    assert "announce at 2026-11-13 13:00 (T6)" in report.stdout
+    public = CliRunner().invoke(app, ["count", str(game), *saved])
+    assert public.exit_code == 0, public.output
+    assert "沙发" not in public.stdout and "substitute" not in public.stdout
+    wrong = CliRunner().invoke(app, ["triggers", str(FIXTURES / "phpbb" / "kira-en" / "game.toml")])
+    assert wrong.exit_code == 3 and "tally triggers is for trigger-cn games" in wrong.stderr
