@@ -939,10 +939,9 @@ class _Ips4Reader(_Reader):
 
     def _permalink(self, element: HtmlElement, post_id: str) -> str:
         wanted = f"comment={post_id}"
-        href = next((a.get("href") for a in element.iter("a") if wanted in (a.get("href") or "")), None)
-        if href:
-            return self.absolute(href)
-        return f"{self.base_url}#comment-{post_id}"
+        href = next((a.get("href") for a in element.iter("a")
+                     if wanted in (a.get("href") or "")), None)
+        return self.absolute(href) or f"{self.base_url}#comment-{post_id}"
 
     def _edit(self, line: HtmlElement | None) -> EditMarker | None:
         if line is None:

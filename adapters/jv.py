@@ -771,10 +771,10 @@ class JV(Engine):
                 reading: _Reading) -> tuple[int | None, str | None]:
         """Pages in the topic and the next page's URL: pagerView first, else the HTML pager."""
         if pager_view:
-            count = pager_view.get("pageCount")
+            stated = str(pager_view.get("pageCount"))
             following = pager_view.get("next") or {}
             href = following.get("url") if isinstance(following, dict) else None
-            return (int(count) if str(count).isdigit() else None,
+            return (int(stated) if stated.isdigit() else None,
                     urljoin(reading.ctx.url, href) if href else None)
         if pager is None:
             count: int | None = 1 if reading.number == 1 else None  # one page: JV shows no pager
