@@ -6,8 +6,11 @@ and a second change is his death (E3, 8A). The public count is the thread's; the
 (`gm_counts`, `gm_outcome`) adds what only the GM knows: the Tramposo's secret votes (E6), the
 roles behind Sacerdote claims (E5) and immunities (E5 Nota 2).
 
-Not implemented: the Alcalde's redirect (E7) and its part of E8. A redirect post counts as
-nothing here; the GM applies it by hand.
+The Alcalde's redirect (E7, E8) is a post in the voting thread, so it is public: the public count
+moves every vote to its target. Who really holds the role and the Tramposo's votes in a revealed
+Alcalde's lead check are the GM's: the redirect is judged twice, once on public information only
+(the public count; "pending the GM" where the secret part may change it) and once with everything
+(`gm_counts`, `gm_outcome`).
 """
 
 from __future__ import annotations
@@ -15,21 +18,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, time, timedelta
 
+from tally import times
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
-from tally.model import Action, Count, Finding, NameMatch, Outcome, Post, Tally
+from tally.model import Action, Count, Finding, NameMatch, Outcome, Post, Tally, Verdict
 from tally.names import normalise
 from tally.rules import validity as v
-from tally.rules.change import settle
+from tally.rules.change import Settlement, Standing, settle
 from tally.rules.outcome import draw, draw_seed, piles, tally
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage, event_day, second_after, void_steps
 from tally.syntax import pack
 
-# GM events this preset reads (E5, E6); all of them are GM-only whatever their `secret` says.
-EVENT_KINDS = CORE_EVENT_KINDS | {"tramposo_add", "tramposo_remove", "sacerdote_protect", "immunity"}
+# GM events this preset reads (E5, E6, E7). The Tramposo's and the Sacerdote's are GM-only whatever
+# their `secret` says; `alcalde_revealed` (player, at: when his role became known) is public.
+EVENT_KINDS = CORE_EVENT_KINDS | {"tramposo_add", "tramposo_remove", "sacerdote_protect", "immunity",
+                                  "alcalde_revealed"}
 
 
 @dataclass(frozen=True)
@@ -214,25 +220,28 @@ class Claim:
     post: Post
     claimant: str
     match: NameMatch
+    index: int  # into the readings
 
     @property
     def target(self) -> str | None:
         return self.match.player
 
 
-def claims(readings: tuple[Reading, ...], ctx: Context, precision: str) -> tuple[Claim, ...]:
-    """Protection claims by players in the voting thread, in time (E1), in thread order."""
+def claims(readings: tuple[Reading, ...], ctx: Context, precision: str,
+           pattern: re.Pattern[str] = _PROTECTS) -> tuple[Claim, ...]:
+    """Claims of a role's power (`pattern`: the Sacerdote's protection, the Alcalde's redirect)
+    by players in the voting thread, in time (E1), in thread order."""
     late = second_after(ctx.day.deadline, precision)
     out: list[Claim] = []
-    for reading in readings:
+    for index, reading in enumerate(readings):
         post = reading.post
         if reading.voter is None or reading.silent or post.created_at >= late:
             continue
-        for m in _PROTECTS.finditer(post.body.own):  # own text only: a quote claims nothing (C1)
+        for m in pattern.finditer(post.body.own):  # own text only: a quote claims nothing (C1)
             match = ctx.extractor.roster.match(m.group("target"))
             if match.how == "unknown" or (match.how == "mixed_script" and match.runner_up is None):
                 continue  # "protejo a mi familia": prose, no player named (as extract's loose form)
-            out.append(Claim(post, reading.voter, match))
+            out.append(Claim(post, reading.voter, match, index))
     return tuple(out)
 
 
@@ -393,6 +402,211 @@ def with_tricks(counts: tuple[Count, ...], tricks: tuple[Trick, ...]) -> tuple[C
 
 
 # ---------------------------------------------------------------------------------------------
+# E7 / E8: the Alcalde's redirect, posted in the voting thread
+
+# "Redirijo todos los votos a Watson", "Como Alcalde, todos los votos a Watson", "Soy el
+# Alcalde: cambio todas las votaciones a Watson" (roles 1.2.2: "cambiar las votaciones",
+# "redirigirá todos los votos"). A verb of redirecting, or the word Alcalde, must lead in.
+_REDIRECTS = re.compile(
+    r"(?<!\w)(?:(?:redirijo|redirigir[ée]|cambio|cambiar[ée])\s+|alcalde\W+(?:\w+\W+){0,3}?)"
+    r"(?:todos\s+los\s+votos|todas\s+las\s+votaciones|los\s+votos|las\s+votaciones)"
+    r"(?:\s+van)?\s+(?:a|hacia|contra|para)\b\s*(?P<target>[^\n,.;!?()]+)", re.IGNORECASE)
+
+_OPENS, _CLOSES = time(21, 30), time(21, 45)  # roles 1.2.2: "ningún minuto más, ningún minuto menos"
+_GAP = timedelta(minutes=5)  # "esperar 5 minutos como mínimo entre cada cambio"
+_SURE = 3  # a lead the Tramposo's secret votes (2 added, or up to 2 removed) cannot turn over
+
+
+@dataclass(frozen=True, slots=True)
+class Redirection:
+    """One view of the day's redirect claims: the GM's (roles, the Tramposo's votes) or the
+    public one (the thread and the public events: deaths, reveals)."""
+
+    results: tuple[tuple[Claim, str | None], ...]  # each claim, and why it is void (None: applied)
+    in_force: Claim | None  # the last one applied: every standing vote goes to its target
+    pending: tuple[str, ...]  # why this view's result waits for the GM
+    findings: tuple[Finding, ...]
+
+
+def _alcalde(game: Game) -> str | None:
+    return next((p.name for p in game.players if _role(game, p.name) == "alcalde"), None)
+
+
+def _in_window(at: datetime, ctx: Context, precision: str) -> bool:
+    """21:30 to 21:45 forum time on the voting day, the last minute whole as E1's (C7)."""
+    local = times.to_local(at, ctx.game.timezone).replace(tzinfo=None)
+    day = times.to_local(ctx.day.original_deadline or ctx.day.deadline, ctx.game.timezone).date()
+    return (datetime.combine(day, _OPENS) <= local
+            < second_after(datetime.combine(day, _CLOSES), precision))
+
+
+def _apart(earlier: datetime, later: datetime, precision: str) -> timedelta:
+    """The time between two posts as the forum shows them (whole minutes by default)."""
+    if precision == "minute":
+        return later.replace(second=0, microsecond=0) - earlier.replace(second=0, microsecond=0)
+    return later - earlier
+
+
+def _standing_before(readings: tuple[Reading, ...], index: int, ctx: Context,
+                     precision: str) -> dict[str, Standing]:
+    """The votes standing when reading `index` was posted. E3 is judged again on the posts up to
+    then: a change made later had not yet voided anything."""
+    def unjudged(r: Reading) -> Reading:
+        steps = tuple(replace(s, void=None) if s.void and s.void.rule == "E3" else s for s in r.steps)
+        return replace(r, steps=steps, silent="" if r.silent.endswith("(8A)") else r.silent)
+
+    then = replace(ctx, as_of=readings[index].post.created_at)
+    prefix, _ = first_vote_stands("E3", precision)(tuple(unjudged(r) for r in readings[:index]), then)
+    return settle(prefix).standing
+
+
+def _lead(claim: Claim, readings: tuple[Reading, ...], ctx: Context, precision: str,
+          in_force: Claim | None, tricks: tuple[Trick, ...]) -> tuple[str | None, int]:
+    """Nota 4, Tip 2: a revealed Alcalde may not redirect while he has the most votes, counting
+    the Tramposo's votes sent before; a partial tie allows it unless his own vote made it.
+    Returns why the redirect is void (None: allowed) and his lead over the next most voted."""
+    who, at = claim.claimant, claim.post.created_at
+    standing = _standing_before(readings, claim.index, ctx, precision)
+
+    def aim(target: str) -> str:  # an earlier redirect in force moved every vote
+        return in_force.target if in_force is not None and in_force.target else target
+
+    votes: dict[str, int] = {}
+    for vote in standing.values():
+        votes[aim(vote.target)] = votes.get(aim(vote.target), 0) + 1
+    for trick in tricks:
+        if trick.event.at < at:
+            votes[trick.target] = max(0, votes.get(trick.target, 0) + trick.delta)
+    mine = votes.pop(who, 0)
+    top = max(votes.values(), default=0)
+    if mine == 0 or mine < top:
+        return None, mine - top
+    if mine > top:
+        return f"he has the most votes ({mine}, the next {top}) (Nota 4)", mine - top
+    own = standing.get(who)
+    helped = aim(own.target) if own is not None else None
+    if helped is not None and helped != who and max(
+            (n - (p == helped) for p, n in votes.items()), default=0) < mine:
+        return f"a tie at {mine} votes made by his own vote for {helped} (Nota 4)", 0
+    return None, 0  # a partial tie (Nota 4)
+
+
+def redirection(said: tuple[Claim, ...], readings: tuple[Reading, ...], ctx: Context,
+                precision: str, tricks: tuple[Trick, ...], gm: bool) -> Redirection:
+    """E7 in claim order: who may redirect (the GM: the role; the public: anyone not contradicted
+    by an earlier reveal), then E8 (dead before the post), two tries a day, the window, five
+    minutes since the previous try (void tries count), and the lead rule once he is revealed."""
+    alcalde = _alcalde(ctx.game)
+    reveals = ctx.game.events_of("alcalde_revealed")
+    results: list[tuple[Claim, str | None]] = []
+    pending: list[str] = []
+    findings: list[Finding] = []
+    tries: dict[str, list[Claim]] = {}
+    in_force: Claim | None = None
+    for claim in said:
+        post, who, at = claim.post, claim.claimant, claim.post.created_at
+        named = claim.target or repr(claim.match.written)
+        head = f"post {post.id}: {who} claims the Alcalde's redirect of all votes to {named}"
+        revealed = {e.player for e in reveals if e.at < at and e.player}
+
+        def note(why: str, rule: str = "E7", needs_gm: bool = False, head: str = head,
+                 who: str = who, post: Post = post) -> None:
+            if gm:  # the GM's view speaks for both: the public one only moves the public count
+                findings.append(Finding(rule, f"{head}{why}", post.id, who, needs_gm=needs_gm, secret=True))
+
+        if gm and alcalde is None:
+            results.append((claim, "the game file names no Alcalde"))
+            pending.append(f"post {post.id}: the game file names no Alcalde (players.role): "
+                           "the GM checks the redirect")
+            note("; the game file names no Alcalde (players.role): the GM checks the claim", needs_gm=True)
+            continue
+        if (gm and who != alcalde) or (not gm and revealed and who not in revealed):
+            results.append((claim, f"{who} is not the Alcalde"))
+            note(f", but {who} is not the Alcalde: he dies (Nota 5)", needs_gm=True)
+            continue
+        died = ctx.life.death(who, at)
+        if died is not None:
+            results.append((claim, f"he was dead at the time (died {ctx.clock(died)}; E8)"))
+            note(f": no effect: he was dead at the time (died {ctx.clock(died)}; E8)", rule="E8")
+            continue
+        mine = tries.setdefault(who, [])
+        if len(mine) >= 2:
+            results.append((claim, "a third try: two a voting day"))
+            note(": void: the Alcalde redirects at most twice a voting day")
+            continue
+        last = mine[-1].post if mine else None
+        mine.append(claim)
+        why: str | None = None
+        if not _in_window(at, ctx, precision):
+            why = f"posted {ctx.clock(at)}, outside 21:30-21:45"
+        elif last is not None and _apart(last.created_at, at, precision) < _GAP:
+            why = f"under 5 minutes after his try in post {last.id}"
+        elif claim.target is None:
+            why = "the name does not point at one player"
+        elif who in revealed:
+            why, margin = _lead(claim, readings, ctx, precision, in_force, tricks)
+            if not gm and abs(margin) < _SURE:
+                pending.append(f"post {post.id}: the Tramposo's secret votes may change whether "
+                               f"{who} leads the vote (Tip 2)")
+        results.append((claim, why))
+        if why is not None:
+            note(f": void: {why}; it uses one of his two redirects (Tip 2)",
+                 needs_gm=claim.target is None)
+            continue
+        in_force = claim
+        if not gm and who not in revealed:
+            pending.append(f"post {post.id}: {who} was not revealed as the Alcalde before it: "
+                           "the GM confirms the redirect (Nota 5)")
+        note(f": the real Alcalde: every vote, cast and to come, goes to {claim.target}")
+        later = ctx.life.death(who, ctx.cutoff)
+        if later is not None and later >= ctx.day.start:
+            note(f"; the Alcalde died at {ctx.clock(later)}, after it: if the Justiciero killed "
+                 "him, the redirect has no effect (section 7)", rule="E8", needs_gm=True)
+    return Redirection(tuple(results), in_force, tuple(pending), tuple(findings))
+
+
+def redirected(settlement: Settlement, r: Redirection) -> Settlement:
+    """Every standing vote moved to the target of the redirect in force (E7)."""
+    target = r.in_force.target if r.in_force is not None else None
+    if target is None:
+        return settlement
+    return replace(settlement, standing={voter: replace(vote, target=target)
+                                         for voter, vote in settlement.standing.items()})
+
+
+def redirect_outcome(outcome: Outcome, r: Redirection) -> Outcome:
+    """The outcome with the redirect in force named, waiting for the GM when this view must."""
+    detail = outcome.detail
+    if r.in_force is not None:
+        detail += f"; all votes redirected to {r.in_force.target} in post {r.in_force.post.id} (E7)"
+    if r.pending:
+        return Outcome("undecided", None, "E7", f"{detail}; pending the GM: {'; '.join(r.pending)}",
+                       outcome.tied)
+    return replace(outcome, detail=detail)
+
+
+def redirect_verdicts(verdicts: tuple[Verdict, ...], settlement: Settlement,
+                      readings: tuple[Reading, ...], r: Redirection) -> tuple[Verdict, ...]:
+    """The audit of the public view: each claim's fate, and each counted vote it moved."""
+    fate = {c.post.id: (c, why) for c, why in r.results}
+    counted = {readings[s.index].post.id for s in settlement.standing.values()}
+    out: list[Verdict] = []
+    for verdict in verdicts:
+        said: list[str] = []
+        if verdict.post_id in fate:
+            claim, why = fate[verdict.post_id]
+            done = "applied in the public count" if why is None else f"void: {why}"
+            said.append(f"claims the Alcalde's redirect to {claim.target or claim.match.written} "
+                        f"(E7): {done}")
+        if (r.in_force is not None and verdict.verdict == "counted" and verdict.post_id in counted
+                and verdict.target != r.in_force.target):
+            said.append(f"counts for {r.in_force.target}: the redirect in post {r.in_force.post.id} (E7)")
+        reason = "; ".join(([verdict.reason] if verdict.reason else []) + said)
+        out.append(replace(verdict, reason=reason) if said else verdict)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
 # The outcome (E2, E5, E9)
 
 Shield = Callable[[str], tuple[str, str] | None]  # player -> (result, why) when the vote spares him
@@ -432,8 +646,6 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: EspiaOptions,
            findings: tuple[Finding, ...]) -> Tally:
     settlement = settle(readings)
     living = ctx.life.living(ctx.cutoff)
-    found = piles(settlement, readings)
-    public = tuple(p.count for p in found)
     absent, quiet = non_voters(readings, ctx, living, settlement.standing)
 
     said = claims(readings, ctx, o.precision)
@@ -449,6 +661,14 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: EspiaOptions,
     protected, sacerdote = sacerdote_findings(said, ctx)
     immune, nota2 = immunities(ctx)
     tricks, secret = tramposo(ctx, o.precision)
+    # E7: the redirect is a public post, so the public count moves the votes; who holds the
+    # role and the Tramposo's votes in the lead check are the GM's (C5): two views.
+    firsts: dict[str, Claim] = {}  # one try per post, however often it repeats the order
+    for claim in claims(readings, ctx, o.precision, _REDIRECTS):
+        firsts.setdefault(claim.post.id, claim)
+    redirects = tuple(firsts.values())
+    seen = redirection(redirects, readings, ctx, o.precision, (), gm=False)
+    told = redirection(redirects, readings, ctx, o.precision, tricks, gm=True)
 
     def gm_shield(player: str) -> tuple[str, str] | None:
         if player in immune:
@@ -458,15 +678,21 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: EspiaOptions,
             return None
         return ("undecided" if why.endswith("unchecked") else "none"), why
 
+    found = piles(redirected(settlement, seen), readings)
+    public = tuple(p.count for p in found)
     outcome, seed = espia_outcome(public, ctx, o, public_shield)
-    gm_counts = with_tricks(public, tricks)
+    outcome = redirect_outcome(outcome, seen)
+    gm_counts = with_tricks(tuple(p.count for p in piles(redirected(settlement, told), readings)), tricks)
     gm_outcome, _ = espia_outcome(gm_counts, ctx, o, gm_shield)
-    fakes = [f.player for f in sacerdote if "Nota 1" in f.message and f.player]
-    if fakes:
-        gm_outcome = replace(gm_outcome, detail=f"{gm_outcome.detail}; {', '.join(fakes)} "
-                             "posed as the Sacerdote: dies with the most voted (Nota 1)")
-    result = tally(ctx, readings, settlement.verdicts, found, outcome,
-                   findings + quiet + sacerdote + nota2 + secret, living, absent, seed=seed)
+    gm_outcome = redirect_outcome(gm_outcome, told)
+    for rule, role, fate in (("Nota 1", "Sacerdote", "dies with the most voted"), ("Nota 5", "Alcalde", "dies")):
+        fakes = dict.fromkeys(f.player for f in sacerdote + told.findings if rule in f.message and f.player)
+        if fakes:
+            gm_outcome = replace(gm_outcome, detail=f"{gm_outcome.detail}; {', '.join(fakes)} "
+                                 f"posed as the {role}: {fate} ({rule})")
+    verdicts = redirect_verdicts(settlement.verdicts, settlement, readings, seen)
+    result = tally(ctx, readings, verdicts, found, outcome,
+                   findings + quiet + sacerdote + nota2 + secret + told.findings, living, absent, seed=seed)
     return replace(result, gm_counts=gm_counts, gm_outcome=gm_outcome)
 
 
@@ -503,7 +729,14 @@ def notes(o: EspiaOptions) -> tuple[str, ...]:
         f"E9: a tie: {tie}",
         "E5: a protection claim on the most voted makes the public result wait for the GM",
         "E6: a Tramposo power used on an earlier day is spent, whether or not it took effect",
-        "E7: the Alcalde's redirect is not applied by the counter: the GM applies it",
+        "E7: the Alcalde's redirect is a public post: the public count moves the votes; whether the "
+        "claimant holds the role, and a revealed Alcalde's lead counting the Tramposo's votes (Tip 2), "
+        "are the GM's: the public result waits for the GM when either may change it",
+        "E7: the window 21:30-21:45 and the 5 minutes between tries are read like E1 (the minute "
+        "21:45 is in); a void try uses one of the two",
+        "E7: a tie made by the Alcalde's own vote is one he would lead without his standing vote",
+        "E7: the Tramposo's votes are not moved by a redirect: they stay on their targets in the "
+        "GM's count (the rulebook is silent)",
     )
 
 
@@ -513,7 +746,8 @@ class EspiaPreset(Preset[EspiaOptions]):
         """Also: each espia event carries the fields it needs (file:line)."""
         super().validate(game)
         need = {"tramposo_add": ("player", "target"), "tramposo_remove": ("player", "target"),
-                "immunity": ("player", "day"), "sacerdote_protect": ("player", "target", "day")}
+                "immunity": ("player", "day"), "sacerdote_protect": ("player", "target", "day"),
+                "alcalde_revealed": ("player",)}
         for event in game.events:
             for key in need.get(event.kind, ()):
                 if getattr(event, key) is None:

@@ -24,12 +24,12 @@ from tally.render import render
 
 PLAYERS = ("Irene Adler", "Sherlock", "Watson", "Moriarty", "Lestrade", "Mrs Hudson")
 VOTING = "https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia"
-ROLES = {"Sherlock": "Sacerdote", "Moriarty": "Tramposo", "Irene Adler": "Espía"}
+ROLES = {"Sherlock": "Sacerdote", "Moriarty": "Tramposo", "Irene Adler": "Espía", "Mrs Hudson": "Alcalde"}
 
 
 def espia(*, events: Sequence[Event] = (), options: Mapping[str, Any] | None = None,
-          deadline: str = "22:00:00", **extra: Any) -> Game:
-    roster = tuple(Player(name, role=ROLES.get(name)) for name in PLAYERS)
+          deadline: str = "22:00:00", roles: Mapping[str, str] = ROLES, **extra: Any) -> Game:
+    roster = tuple(Player(name, role=roles.get(name)) for name in PLAYERS)
     g = game("espia", players=roster, events=events, staff=("Zven",), options=options, **extra)
     return replace(g, days=(Day(1, at("04:00:00"), at(deadline), thread_url=VOTING),))
 
@@ -256,13 +256,6 @@ def test_E6_once_per_game_never_both_on_a_day_before_the_close() -> None:
     assert findings(again, "E6")[0][0].endswith("the power was already used on day 0 (once per game)")
 
 
-def test_E7_alcalde_redirect_is_left_to_the_gm() -> None:
-    rows = BASE + [("Lestrade", "21:35:00", text("Soy el Alcalde: cambio todas las votaciones a Watson"))]
-    t = judge(espia(), rows)
-    assert counts(t) == counts(judge(espia(), BASE))  # not applied: the GM applies it (not implemented)
-    assert "E7: the Alcalde's redirect is not applied by the counter: the GM applies it" in t.notes
-
-
 def test_E8_a_tramposo_killed_earlier_that_day_has_no_effect() -> None:
     g = espia(events=[death("Moriarty", "19:00:00"), event("tramposo_add", "20:00:00", "Moriarty", "Watson")])
     t = judge(g, BASE)
@@ -317,7 +310,7 @@ def test_validate_names_the_line_of_an_unknown_or_incomplete_event() -> None:
     preset = rules.get("espia")
     redirect = Event(at=at("21:35:00"), kind="alcalde_redirect", player="Lestrade", line=31)
     with pytest.raises(GameFileError, match=r"^game.toml:31: events: unknown event kind 'alcalde_redirect' "
-                       r"for preset espia \(known: deadline, death, immunity, replacement, revival, "
+                       r"for preset espia \(known: alcalde_revealed, deadline, death, immunity, replacement, revival, "
                        r"sacerdote_protect, tramposo_add, tramposo_remove\)$"):
         preset.validate(espia(events=[redirect]))
     no_target = Event(at=at("21:00:00"), kind="tramposo_add", player="Moriarty", line=12)
@@ -390,3 +383,212 @@ def test_E3_edit_that_takes_the_vote_away_is_a_change() -> None:
     assert findings(chat, "E3") == [] and verdict(chat, 1).reason == ""
     prose = judge(espia(), [("Lestrade", "18:00:00", text("Protejo a mi familia de Moriarty"))])
     assert findings(prose, "E5") == []
+
+
+# ---------------------------------------------------------------------------------------------
+# E7 / E8: the Alcalde's redirect (Mrs Hudson is the Alcalde in ROLES)
+
+def redirect(author: str, clock: str, target: str) -> tuple[str, str, dict[str, str]]:
+    return (author, clock, text(f"Como Alcalde, todos los votos a {target}"))
+
+
+REVEALED = event("alcalde_revealed", "-1 21:50:00", "Mrs Hudson", day=0)  # on an earlier voting day
+
+
+def test_E7_spanish_phrasings_are_redirects_not_votes() -> None:
+    g = espia()
+    preset = rules.get("espia")
+    extractor = Extractor(g, preset.syntax)
+    for number, phrase in enumerate(("Soy el Alcalde y redirijo todos los votos a Lestrade.",
+                                     "Como Alcalde, todos los votos a Lestrade",
+                                     "ALCALDE: cambio todas las votaciones hacia Lestrade"), start=6):
+        posts = [post(n, author, clock, f"Voto a {target}") for n, (author, clock, target) in enumerate(
+            [("Watson", "18:00:00", "Moriarty"), ("Moriarty", "18:10:00", "Watson")], start=1)]
+        posts.append(post(number, "Mrs Hudson", "21:35:00", phrase))
+        t = preset.judge([extractor.ballot(p) for p in posts], g, g.days[0], at("23:00:00"), {})
+        assert counts(t) == [("Lestrade", 2, ("Watson", "Moriarty"))], phrase
+        assert verdict(t, number).verdict == "not_a_vote"
+    twice = judge(espia(), BASE + [("Mrs Hudson", "21:35:00", text(
+        "Como Alcalde, todos los votos a Lestrade. Repito: redirijo todos los votos a Lestrade"))])
+    assert len(findings(twice, "E7")) == 1 and counts(twice)[0][:2] == ("Lestrade", 5)  # one post, one try
+    chat = judge(espia(), BASE + [("Mrs Hudson", "21:35:00", text("El alcalde del pueblo vota siempre tarde"))])
+    assert counts(chat) == counts(judge(espia(), BASE)) and findings(chat, "E7") == []
+
+
+def test_E7_redirect_in_the_window_moves_all_votes_cast_and_to_come() -> None:
+    rows = BASE + [redirect("Mrs Hudson", "21:35:00", "Lestrade"), ("Sherlock", "21:50:00", vote("Moriarty"))]
+    t = judge(espia(), rows)
+    # Public: the post is public, so the count moves; that Mrs Hudson is the Alcalde is the GM's.
+    assert counts(t) == [("Lestrade", 6, ("Watson", "Moriarty", "Lestrade", "Irene Adler", "Mrs Hudson",
+                                          "Sherlock"))]
+    assert (t.outcome.result, t.outcome.player, t.outcome.rule) == ("undecided", None, "E7")
+    assert t.outcome.detail == (
+        "most votes (6); all votes redirected to Lestrade in post 6 (E7); pending the GM: post 6: "
+        "Mrs Hudson was not revealed as the Alcalde before it: the GM confirms the redirect (Nota 5)")
+    assert t.gm_outcome is not None and t.gm_counts is not None
+    assert (t.gm_outcome.result, t.gm_outcome.player, t.gm_outcome.detail) == (
+        "eliminated", "Lestrade", "most votes (6); all votes redirected to Lestrade in post 6 (E7)")
+    assert [(c.player, c.votes) for c in t.gm_counts] == [("Lestrade", 6)]
+    assert verdict(t, 6).reason == "claims the Alcalde's redirect to Lestrade (E7): applied in the public count"
+    assert verdict(t, 1).reason == "vote for Moriarty; counts for Lestrade: the redirect in post 6 (E7)"
+    assert verdict(t, 7).reason == "vote for Moriarty; counts for Lestrade: the redirect in post 6 (E7)"
+    assert verdict(t, 3).reason == "vote for Moriarty; counts for Lestrade: the redirect in post 6 (E7)"
+    assert findings(t, "E7") == [("post 6: Mrs Hudson claims the Alcalde's redirect of all votes to Lestrade: "
+                                  "the real Alcalde: every vote, cast and to come, goes to Lestrade", False, True)]
+    assert "E7: the Alcalde's redirect is not applied by the counter: the GM applies it" not in t.notes
+    # A change of vote after the redirect is still a change (E3): the redirect is not the voter's.
+    changed = judge(espia(), rows[:6] + [("Watson", "21:50:00", vote("Lestrade"))])
+    assert counts(changed) == [("Lestrade", 4, ("Moriarty", "Lestrade", "Irene Adler", "Mrs Hudson"))]
+
+
+def test_E7_window_two_tries_a_day_five_minutes_apart_void_tries_count() -> None:
+    base = counts(judge(espia(), BASE))
+    tries = BASE + [redirect("Mrs Hudson", "21:29:00", "Watson"),  # outside the window: one used
+                    redirect("Mrs Hudson", "21:33:00", "Watson"),  # 4 minutes later: two used
+                    redirect("Mrs Hudson", "21:40:00", "Watson")]  # a third try
+    t = judge(espia(), tries)
+    assert counts(t) == base
+    assert (t.outcome.result, t.outcome.player, t.outcome.detail) == ("eliminated", "Moriarty", "most votes (3)")
+    assert [verdict(t, n).reason for n in (6, 7, 8)] == [
+        "claims the Alcalde's redirect to Watson (E7): void: posted 21:29:00, outside 21:30-21:45",
+        "claims the Alcalde's redirect to Watson (E7): void: under 5 minutes after his try in post 6",
+        "claims the Alcalde's redirect to Watson (E7): void: a third try: two a voting day"]
+    assert [(m.split(": void: ")[-1], gm) for m, gm, _ in findings(t, "E7")] == [
+        ("posted 21:29:00, outside 21:30-21:45; it uses one of his two redirects (Tip 2)", False),
+        ("under 5 minutes after his try in post 6; it uses one of his two redirects (Tip 2)", False),
+        ("the Alcalde redirects at most twice a voting day", False)]
+    twice = judge(espia(), BASE + [redirect("Mrs Hudson", "21:31:50", "Watson"),
+                                   redirect("Mrs Hudson", "21:36:10", "Lestrade")])  # 21:31 -> 21:36 as shown
+    assert counts(twice)[0][:2] == ("Lestrade", 5)
+    assert twice.gm_outcome is not None and twice.gm_outcome.player == "Lestrade"
+    last_minute = judge(espia(), BASE + [redirect("Mrs Hudson", "21:45:59", "Watson")])
+    assert counts(last_minute)[0][:2] == ("Watson", 5)  # the minute 21:45 is in (as E1)
+    too_late = judge(espia(), BASE + [redirect("Mrs Hudson", "21:46:00", "Watson")])
+    assert counts(too_late) == base
+
+
+def test_E7_revealed_alcalde_tramposo_votes_sent_before_block_the_redirect_tip_2() -> None:
+    # Tip 2, examples 1 and 2, in small: the Tramposo's +2 at 21:35 puts the revealed Alcalde
+    # ahead when he tries at 21:37; by 21:44 Moriarty has caught up (a tie not made by his vote).
+    trick = event("tramposo_add", "21:35:00", "Moriarty", "Mrs Hudson", votes=2)
+    rows = [("Watson", "18:00:00", vote("Moriarty")), ("Lestrade", "19:00:00", vote("Moriarty")),
+            ("Irene Adler", "19:30:00", vote("Mrs Hudson")), ("Mrs Hudson", "20:00:00", vote("Irene Adler")),
+            redirect("Mrs Hudson", "21:37:00", "Watson")]
+    first = judge(espia(events=[REVEALED, trick]), rows)
+    assert first.gm_counts is not None and first.gm_outcome is not None
+    assert [(c.player, c.votes) for c in first.gm_counts] == [("Mrs Hudson", 3), ("Moriarty", 2), ("Irene Adler", 1)]
+    assert (first.gm_outcome.result, first.gm_outcome.player) == ("eliminated", "Mrs Hudson")  # he dies
+    assert findings(first, "E7") == [
+        ("post 5: Mrs Hudson claims the Alcalde's redirect of all votes to Watson: void: he has the most votes "
+         "(3, the next 2) (Nota 4); it uses one of his two redirects (Tip 2)", False, True)]
+    # Public: 1 vote against 2, so the redirect stands in the public count, but the Tramposo's
+    # votes could turn the lead: the result waits for the GM, whether or not he sent any.
+    assert counts(first) == [("Watson", 4, ("Watson", "Lestrade", "Irene Adler", "Mrs Hudson"))]
+    assert (first.outcome.result, first.outcome.rule) == ("undecided", "E7")
+    assert first.outcome.detail.endswith("pending the GM: post 5: the Tramposo's secret votes may change "
+                                         "whether Mrs Hudson leads the vote (Tip 2)")
+    assert "Tramposo +2" not in first.outcome.detail and "(3, the next 2)" not in first.outcome.detail
+    no_trick = judge(espia(events=[REVEALED]), rows)
+    assert no_trick.outcome == first.outcome  # the public result does not tell whether he acted
+    assert no_trick.gm_outcome is not None and no_trick.gm_outcome.player == "Watson"
+    later = judge(espia(events=[REVEALED, replace(trick, at=at("21:38:00"))]), rows)
+    assert later.gm_outcome is not None and later.gm_outcome.player == "Watson"  # sent after: not counted
+    second = judge(espia(events=[REVEALED, trick]), rows + [
+        ("Sherlock", "21:40:00", vote("Moriarty")), ("Moriarty", "21:41:00", vote("Irene Adler")),
+        ("Mrs Hudson", "21:44:00", text("Alcalde otra vez: cambio las votaciones a Watson"))])
+    assert second.gm_counts is not None and second.gm_outcome is not None
+    assert [(c.player, c.votes) for c in second.gm_counts] == [("Watson", 6), ("Mrs Hudson", 2)]
+    assert (second.gm_outcome.result, second.gm_outcome.player, second.gm_outcome.detail) == (
+        "eliminated", "Watson", "most votes (6); all votes redirected to Watson in post 8 (E7)")
+    assert findings(second, "E7")[1] == (
+        "post 8: Mrs Hudson claims the Alcalde's redirect of all votes to Watson: the real Alcalde: every vote, "
+        "cast and to come, goes to Watson", False, True)
+
+
+def test_E7_revealed_alcalde_leading_or_tied_by_his_own_vote_may_not_redirect() -> None:
+    leading = [("Watson", "18:00:00", vote("Mrs Hudson")), ("Moriarty", "18:10:00", vote("Mrs Hudson")),
+               ("Lestrade", "19:00:00", vote("Mrs Hudson")), ("Irene Adler", "19:30:00", vote("Mrs Hudson")),
+               ("Mrs Hudson", "20:00:00", vote("Watson")), redirect("Mrs Hudson", "21:35:00", "Watson")]
+    t = judge(espia(events=[REVEALED]), leading)
+    # 4 against 1: no Tramposo could turn it, so the public result needs no GM.
+    assert (t.outcome.result, t.outcome.player, t.outcome.detail) == ("eliminated", "Mrs Hudson", "most votes (4)")
+    assert verdict(t, 6).reason == ("claims the Alcalde's redirect to Watson (E7): void: he has the most votes "
+                                    "(4, the next 1) (Nota 4)")
+    unrevealed = judge(espia(), leading)  # the restriction is only for a revealed Alcalde (Nota 4)
+    assert unrevealed.gm_outcome is not None and unrevealed.gm_outcome.player == "Watson"
+    own = [("Watson", "18:00:00", vote("Mrs Hudson")), ("Lestrade", "19:00:00", vote("Mrs Hudson")),
+           ("Irene Adler", "19:30:00", vote("Watson")), ("Mrs Hudson", "20:00:00", vote("Watson")),
+           redirect("Mrs Hudson", "21:35:00", "Lestrade")]
+    tied = judge(espia(events=[REVEALED]), own)
+    assert tied.gm_outcome is not None
+    assert (tied.gm_outcome.result, tied.gm_outcome.tied) == ("tie", ("Mrs Hudson", "Watson"))
+    assert findings(tied, "E7")[0][0].endswith(
+        "void: a tie at 2 votes made by his own vote for Watson (Nota 4); it uses one of his two redirects (Tip 2)")
+    partial = judge(espia(events=[REVEALED]), own[:3] + [("Moriarty", "19:40:00", vote("Watson")),
+                                                         ("Mrs Hudson", "20:00:00", vote("Irene Adler")),
+                                                         redirect("Mrs Hudson", "21:35:00", "Lestrade")])
+    assert partial.gm_outcome is not None and partial.gm_outcome.player == "Lestrade"  # a partial tie allows it
+    # The lead is taken as the thread stood then: a vote on him voided by a later change (E3) counted.
+    ahead = [("Watson", "18:00:00", vote("Mrs Hudson")), ("Moriarty", "18:10:00", vote("Mrs Hudson")),
+             ("Lestrade", "19:00:00", vote("Watson")), redirect("Mrs Hudson", "21:35:00", "Lestrade"),
+             ("Watson", "21:50:00", vote("Lestrade"))]  # 2 against 1 at 21:35; 1 against 1 at the close
+    before_change = judge(espia(events=[REVEALED]), ahead)
+    assert before_change.gm_outcome is not None
+    assert (before_change.gm_outcome.result, before_change.gm_outcome.tied) == ("tie", ("Mrs Hudson", "Watson"))
+    assert findings(before_change, "E7")[0][0].endswith("void: he has the most votes (2, the next 1) (Nota 4); "
+                                                        "it uses one of his two redirects (Tip 2)")
+
+
+def test_E7_an_impostor_is_flagged_and_dies_nota_5() -> None:
+    rows = BASE + [redirect("Lestrade", "21:35:00", "Watson")]
+    t = judge(espia(), rows)
+    assert counts(t)[0][:2] == ("Watson", 5) and t.outcome.result == "undecided"  # publicly like the real one
+    assert t.gm_counts is not None and t.gm_outcome is not None
+    assert [(c.player, c.votes) for c in t.gm_counts] == [("Moriarty", 3), ("Watson", 2)]
+    assert (t.gm_outcome.result, t.gm_outcome.player, t.gm_outcome.detail) == (
+        "eliminated", "Moriarty", "most votes (3); Lestrade posed as the Alcalde: dies (Nota 5)")
+    assert findings(t, "E7") == [("post 6: Lestrade claims the Alcalde's redirect of all votes to Watson, but "
+                                  "Lestrade is not the Alcalde: he dies (Nota 5)", True, True)]
+    # Once Mrs Hudson is revealed as the Alcalde, anyone else's claim is void in public too.
+    known = judge(espia(events=[REVEALED]), rows)
+    assert counts(known) == counts(judge(espia(), BASE))
+    assert (known.outcome.result, known.outcome.player) == ("eliminated", "Moriarty")
+    assert verdict(known, 6).reason == ("claims the Alcalde's redirect to Watson (E7): void: Lestrade is not "
+                                        "the Alcalde")
+    nobody = judge(espia(roles={"Moriarty": "Tramposo"}), rows)  # the game file names no Alcalde
+    assert nobody.gm_outcome is not None and nobody.gm_outcome.result == "undecided"
+    assert nobody.gm_outcome.detail.endswith("pending the GM: post 6: the game file names no Alcalde "
+                                             "(players.role): the GM checks the redirect")
+    assert findings(nobody, "E7")[0][1:] == (True, True)
+
+
+def test_E7_public_render_is_the_same_whoever_holds_the_role() -> None:
+    rows = BASE + [redirect("Mrs Hudson", "21:35:00", "Watson")]
+    real = judge(espia(), rows)
+    impostor = judge(espia(roles={"Lestrade": "Alcalde", "Moriarty": "Tramposo"}), rows)
+    assert real.gm_outcome != impostor.gm_outcome
+    for fmt in ("bbcode", "markdown", "json"):
+        out = render(real, fmt, public=True)
+        assert out == render(impostor, fmt, public=True)
+        for word in ("real Alcalde", "posed as", "is not the Alcalde", "Nota 4"):
+            assert word not in out
+    gm = json.loads(render(impostor, "json"))
+    assert gm["gm"]["outcome"]["player"] == "Moriarty"
+    with pytest.raises(GameFileError, match=r"^game.toml:40: events: a alcalde_revealed event needs 'player'$"):
+        rules.get("espia").validate(espia(events=[Event(at=at("12:00:00"), kind="alcalde_revealed", line=40)]))
+
+
+def test_E8_alcalde_killed_earlier_that_day_has_no_effect() -> None:
+    rows = BASE + [redirect("Mrs Hudson", "21:35:00", "Watson")]
+    dead = judge(espia(events=[death("Mrs Hudson", "21:00:00")]), rows)
+    assert counts(dead) == counts(judge(espia(), BASE))
+    assert (dead.outcome.result, dead.outcome.player) == ("eliminated", "Moriarty")
+    assert verdict(dead, 6).reason == ("claims the Alcalde's redirect to Watson (E7): void: he was dead at the "
+                                       "time (died 21:00:00; E8)")
+    assert findings(dead, "E8") == [("post 6: Mrs Hudson claims the Alcalde's redirect of all votes to Watson: "
+                                     "no effect: he was dead at the time (died 21:00:00; E8)", False, True)]
+    after = judge(espia(events=[death("Mrs Hudson", "21:50:00")]), rows)
+    assert after.gm_outcome is not None and after.gm_outcome.player == "Watson"
+    assert findings(after, "E8") == [("post 6: Mrs Hudson claims the Alcalde's redirect of all votes to Watson; "
+                                      "the Alcalde died at 21:50:00, after it: if the Justiciero killed him, the "
+                                      "redirect has no effect (section 7)", True, True)]
