@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from tally import times
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
-from tally.model import Action, Count, Finding, Outcome, Tally
+from tally.model import Action, Count, Finding, Outcome, Tally, Thread
 from tally.names import normalise
 from tally.rules import validity as v
 from tally.rules.change import Settlement, settle
@@ -385,27 +385,45 @@ def non_voters(readings: tuple[Reading, ...], ctx: Context, living: tuple[str, .
     return missing, tuple(findings)
 
 
-def activity(readings: tuple[Reading, ...], ctx: Context, living: tuple[str, ...],
+def activity(readings: tuple[Reading, ...], others: tuple[Thread, ...], ctx: Context,
              o: MafiaRuOptions) -> tuple[Finding, ...]:
-    """R10 (rule 8): each living player's posts in this thread in the game day (22:00-21:00); a
-    vote post counts as one. Fewer than `min_posts` is an autoban unless excused."""
+    """R10 (rule 8): each living player's posts in the game day (22:00-21:00) across the game
+    threads: this one and the game file's other `threads` when they were read (`others`, see
+    rules.preset); a vote post counts as one. Fewer than `min_posts` is an autoban unless
+    excused. A post of another thread counts for the player its author is (roster, C2). A post
+    the moderators deleted or hid (flood) is not a "meaningful" post and does not count."""
     if o.min_posts == 0:
         return ()
     late = second_after(ctx.day.deadline, o.precision)
-    posts: dict[str, int] = {p: 0 for p in living}
+    living = ctx.life.living(ctx.cutoff)
+    here: dict[str, int] = {p: 0 for p in living}
+    there: dict[str, int] = {p: 0 for p in living}
     for r in readings:
-        if r.voter in posts and ctx.day.start <= r.post.created_at < late:
-            posts[r.voter] += 1
+        if r.voter in here and not r.post.deleted and ctx.day.start <= r.post.created_at < late:
+            here[r.voter] += 1
+    for thread in others:
+        for post in thread.posts:
+            author = ctx.extractor.roster.voter(post.author, post.author_id, post.created_at)
+            if author in there and not post.deleted and ctx.day.start <= post.created_at < late:
+                there[author] += 1
     findings: list[Finding] = []
-    for player, n in posts.items():
+    for player in living:
+        n = here[player] + there[player]
         if n >= o.min_posts:
             continue
-        head = f"{player}: {n} post{'s' if n != 1 else ''} in this thread in the game day, fewer than {o.min_posts}"
+        posts = f"{n} post{'s' if n != 1 else ''}"
+        if others:
+            where = (f"{posts} in the game day across {len(others) + 1} game threads (this thread "
+                     f"{here[player]}, the others {there[player]})")
+            tail = "autoban (rule 8)"
+        else:
+            where = f"{posts} in this thread in the game day"
+            tail = "autoban unless the other game threads make up the rest (rule 8)"
+        head = f"{player}: {where}, fewer than {o.min_posts}"
         if player in ctx.game.excused:
             findings.append(Finding("R10", f"{head}: excused by the GM", player=player))
         else:
-            findings.append(Finding("R10", f"{head}: autoban unless the other game threads make up "
-                                    "the rest (rule 8)", player=player, needs_gm=True))
+            findings.append(Finding("R10", f"{head}: {tail}", player=player, needs_gm=True))
     return tuple(findings)
 
 
@@ -443,7 +461,7 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: MafiaRuOptions,
     hidden = secrets(ctx, o.precision)
     counted, applied = gm_counts(settlement, readings, public, hidden, ctx)
     gm_outcome = mafia_outcome(counted, ctx, hidden.shields)
-    flags = quiet + activity(readings, ctx, living, o) + dead_posts(readings, ctx)
+    flags = quiet + dead_posts(readings, ctx)  # R10: the preset's activity stage, after this
     result = tally(ctx, readings, settlement.verdicts, found, outcome,
                    findings + flags + hidden.findings + applied, living, absent)
     return replace(result, gm_counts=counted, gm_outcome=gm_outcome)
@@ -457,8 +475,8 @@ def notes(o: MafiaRuOptions) -> tuple[str, ...]:
         "R2: an edited vote post counts as it reads (the rulebook is silent) and is flagged",
         "R3: a tie means nobody leaves",
         "R4/R5/R6: day roles choose by 14:00, the minute inclusive (rule 7)",
-        f"R10: posts are counted in this thread only (fewer than {o.min_posts} flagged); "
-        "the rulebook counts all game threads",
+        f"R10: posts are counted in this thread and the game file's other threads when they "
+        f"are read (fewer than {o.min_posts} flagged); without them, in this thread only",
         "R11: only the posts of this day are seen: a dead player's one post may be earlier",
     )
 
@@ -476,4 +494,5 @@ class MafiaRuPreset(Preset[MafiaRuOptions]):
 
 
 PRESET = MafiaRuPreset(name="mafia-ru", syntax=pack("ru"), defaults=MafiaRuOptions(),
-                       validity=validity, decide=decide, notes=notes, event_kinds=EVENT_KINDS)
+                       validity=validity, decide=decide, notes=notes, event_kinds=EVENT_KINDS,
+                       activity=activity)

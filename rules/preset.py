@@ -10,6 +10,12 @@ outcome), which may also end the day early (the hammer, C3) by truncating the re
 
 Options are a frozen dataclass per preset; the game file's `[rules]` table overrides the defaults
 and `validate` rejects unknown keys and ill-typed values with the game file's line.
+
+A preset that counts posts across the game's threads (R10: activity "across the game threads")
+adds an `activity` stage: it runs after the outcome on the day's readings and on the game's other
+threads (the game file's `threads`, each cut to the day's window by tally.engine), and its
+findings are added to the Tally. The other threads are only read for such a preset; every other
+preset is unchanged.
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ from typing import Any, Generic, TypeVar
 
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Day, Game, VoteSyntax
-from tally.model import Finding, Post, Tally
+from tally.model import Finding, Post, Tally, Thread
 from tally.rules.reading import Context, Reading, Stage, as_at, readings_of
 
 Opts = TypeVar("Opts")
 
 # The stage a preset adds after the shared ones: (readings, ctx, options) -> Tally.
 Decide = Callable[[tuple[Reading, ...], Context, Any, tuple[Finding, ...]], Tally]
+# A flag stage over the day's readings and the game's other threads, in the day's window:
+# (readings, others, ctx, options) -> findings. The other threads are never judged as votes.
+Activity = Callable[[tuple[Reading, ...], tuple[Thread, ...], Context, Any], tuple[Finding, ...]]
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,12 @@ class Preset(Generic[Opts]):
     decide: Decide  # change policy, count, threshold, tiebreak and outcome (see rules.outcome)
     notes: Callable[[Opts], tuple[str, ...]]  # what the preset assumes where the rulebook is silent
     event_kinds: frozenset[str] = field(default=CORE_EVENT_KINDS)
+    activity: Activity | None = None  # reads the game's other threads too (R10)
+
+    @property
+    def reads_other_threads(self) -> bool:
+        """Whether a count needs the game file's other `threads` (so the CLI reads them)."""
+        return self.activity is not None
 
     # -- the game file ---------------------------------------------------------------------
     def options(self, game: Game) -> Opts:
@@ -60,7 +75,9 @@ class Preset(Generic[Opts]):
 
     # -- the count ---------------------------------------------------------------------------
     def judge(self, ballots: Sequence[Any], game: Game, day: Day, as_of: datetime,
-              history: Mapping[str, tuple[Post, ...]]) -> Tally:
+              history: Mapping[str, tuple[Post, ...]], others: Sequence[Thread] = ()) -> Tally:
+        """`others`: the game's other threads, cut to the day's window; only `activity` reads
+        them, and a preset without one ignores them."""
         options = self.options(game)
         ctx = Context(game=game, day=day, as_of=as_of, history=history, preset=self.name,
                       syntax=self.syntax, notes=self.notes(options))
@@ -68,7 +85,11 @@ class Preset(Generic[Opts]):
         for stage in self.validity(options):
             readings, found = stage(readings, ctx)
             findings += found
-        return self.decide(readings, ctx, options, findings)
+        result = self.decide(readings, ctx, options, findings)
+        if self.activity is None:
+            return result
+        flags = self.activity(readings, tuple(others), ctx, options)
+        return dataclasses.replace(result, findings=result.findings + flags)
 
 
 # ---------------------------------------------------------------------------------------------

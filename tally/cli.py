@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +35,11 @@ DayOpt = typer.Option(None, "--day", "-d", help="Day number (default: the day wh
 FromOpt = typer.Option(None, "--from", help="Read saved pages (HTML files as a browser saves "
                        "them, one per page, any order) from this folder instead of the forum.",
                        exists=True, file_okay=False, dir_okay=True)
+FromExtraOpt = typer.Option(None, "--from-extra", help="With --from: saved pages of one of the "
+                            "game's other threads (the game file's `threads`), one folder per "
+                            "thread; repeat it for each. Read by presets that count posts across "
+                            "the game threads (mafia-ru, R10).", metavar="DIR", exists=True,
+                            file_okay=False, dir_okay=True)
 FetchedAtOpt = typer.Option(None, "--fetched-at", help="With --from: when the pages were saved "
                             "(anchor for relative dates). Default: each file's modification time.")
 OfflineOpt = typer.Option(False, "--offline", help="Use only pages already in the snapshot store.")
@@ -134,20 +139,51 @@ def _progress() -> tuple[Callable[[int, int | None], None] | None, Callable[[], 
 
 def read_thread(game: Game, day: int, source: Path | None, fetched_at: str | None,
                 offline: bool, store_path: Path | None) -> Thread:
+    url = game.day(day).thread_url or game.thread_url
+    if source is not None:
+        return _read_saved(game, url, source, fetched_at)
+    return _read_online(game, url, offline, store_path)
+
+
+def read_other_threads(game: Game, source: Path | None, extra: Sequence[Path],
+                       fetched_at: str | None, offline: bool,
+                       store_path: Path | None) -> tuple[Thread, ...]:
+    """The game's other threads, read the way the counted one is (R10 counts posts across them).
+
+    With --from, the folders given with --from-extra (none given: none read, and the preset says
+    it counted the one thread); otherwise each URL of the game file's `threads`, through the same
+    store, --offline included. Read only for a preset that uses them.
+    """
+    from tally import rules
+
+    if not rules.get(game.preset).reads_other_threads:
+        return ()
+    if source is not None:
+        return tuple(_read_saved(game, None, folder, fetched_at) for folder in extra)
+    return tuple(_read_online(game, url, offline, store_path) for url in game.extra_threads)
+
+
+def _read_saved(game: Game, url: str | None, source: Path, fetched_at: str | None) -> Thread:
+    """--from DIR: one thread from pages a browser saved (url None: the pages say theirs)."""
+    from tally import adapters, crawl
+
+    forced, plain_url = adapters.split_forced(url) if url else (None, None)
+    engine_name = game.board.engine or forced
+    stated = times.parse_game_time(fetched_at, game.timezone).utc if fetched_at else None
+    engine = adapters.get(engine_name) if engine_name else None
+    return crawl.read_saved_pages(source, engine, zone=game.timezone, url=plain_url,
+                                  fetched_at=stated, language=game.board.language,
+                                  per_page=game.board.per_page)
+
+
+def _read_online(game: Game, url: str, offline: bool, store_path: Path | None) -> Thread:
+    """One thread from the forum, through the game's snapshot store (or from it, --offline)."""
     from tally import adapters, crawl
     from tally.fetch import Fetcher
     from tally.store import Store
 
-    url = game.day(day).thread_url or game.thread_url
     forced, plain_url = adapters.split_forced(url)
-    engine_name = game.board.engine or forced
-    if source is not None:
-        stated = times.parse_game_time(fetched_at, game.timezone).utc if fetched_at else None
-        engine = adapters.get(engine_name) if engine_name else None
-        zone = game.timezone
-        return crawl.read_saved_pages(source, engine, zone=zone, url=plain_url, fetched_at=stated,
-                                      language=game.board.language, per_page=game.board.per_page)
-    engine = adapters.for_url(plain_url, engine_name)
+    engine = adapters.for_url(plain_url, game.board.engine or forced)
     store = Store(store_path or game.path.parent / ".tally" / f"{game.path.stem}.sqlite")
     update, done = _progress()
     try:
@@ -160,14 +196,19 @@ def read_thread(game: Game, day: int, source: Path | None, fetched_at: str | Non
 
 
 def run_count(game_path: Path, day: int | None, source: Path | None, fetched_at: str | None,
-              offline: bool, store: Path | None, as_of: str | None) -> Tally:
+              offline: bool, store: Path | None, as_of: str | None,
+              extra: Sequence[Path] = ()) -> Tally:
     from tally import engine
 
+    if extra and source is None:
+        raise InputError("--from-extra needs --from: the game's threads are all read from saved "
+                         "pages, or all from the forum")
     game = load_game(game_path)
     at, up_to_post = parse_as_of(as_of, game)
     day_number = pick_day(game, day, at or times.now())
     thread = read_thread(game, day_number, source, fetched_at, offline, store)
-    return engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post)
+    others = read_other_threads(game, source, extra, fetched_at, offline, store)
+    return engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post, others=others)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,6 +220,7 @@ def count(
     game: Path = typer.Argument(..., help="The game file (TOML).", dir_okay=False),
     day: int | None = DayOpt,
     source: Path | None = FromOpt,
+    extra: list[Path] | None = FromExtraOpt,
     fetched_at: str | None = FetchedAtOpt,
     offline: bool = OfflineOpt,
     store: Path | None = StoreOpt,
@@ -195,7 +237,7 @@ def count(
     from tally.render import render
 
     with _errors():
-        tally = run_count(game, day, source, fetched_at, offline, store, as_of)
+        tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or ())
         typer.echo(render(tally, fmt, public=public), nl=False)
         if strict and needs_gm(tally):
             raise typer.Exit(EXIT_NEEDS_GM)
@@ -213,6 +255,7 @@ def audit(
                                          help="Only posts by, or votes for, this player."),
     post: str | None = typer.Option(None, "--post", help="Only this post id."),
     source: Path | None = FromOpt,
+    extra: list[Path] | None = FromExtraOpt,
     fetched_at: str | None = FetchedAtOpt,
     offline: bool = OfflineOpt,
     store: Path | None = StoreOpt,
@@ -224,7 +267,7 @@ def audit(
     from tally.render.jsonout import as_dict
 
     with _errors():
-        tally = run_count(game, day, source, fetched_at, offline, store, as_of)
+        tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or ())
         if post is not None and not any(v.post_id == post for v in tally.verdicts):
             raise InputError(f"post {post} is not in day {tally.day}'s window")
         if fmt == "json":

@@ -5,11 +5,16 @@
 The window is every post from the day's start, in thread order, up to the as-of point (C6): by
 default the thread's fetch time. Posts after the deadline stay in it so that a late vote gets
 its verdict (K1, C7). Pure: the same thread and game file give the same Tally, byte for byte.
+
+`others` are the game's other threads (the game file's `threads`), for a preset that counts
+activity across them (R10). They are cut to the same window by time (a post id of the counted
+thread says nothing about their order) and are never judged as votes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from tally import rules, times
@@ -20,8 +25,9 @@ from tally.model import Post, Tally, Thread
 
 
 def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
-          up_to_post: str | None = None) -> Tally:
-    """Judge day `day` as the thread stood at `as_of` or right after the post `up_to_post`."""
+          up_to_post: str | None = None, others: Sequence[Thread] = ()) -> Tally:
+    """Judge day `day` as the thread stood at `as_of` or right after the post `up_to_post`;
+    `others`: the game's other threads, for the preset's activity count (R10)."""
     preset = rules.get(game.preset)
     preset.validate(game)
     the_day = game.day(day)
@@ -36,7 +42,26 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
         last_position = cut.position
     extractor = Extractor(game, preset.syntax)
     ballots = [extractor.ballot(p) for p in window(posts, the_day, point, last_position)]
-    return preset.judge(ballots, game, the_day, point, thread.history)
+    elsewhere = other_threads(others, thread, the_day, point)
+    return preset.judge(ballots, game, the_day, point, thread.history, others=elsewhere)
+
+
+def other_threads(others: Sequence[Thread], thread: Thread, day: Day,
+                  as_of: datetime) -> tuple[Thread, ...]:
+    """The other threads in the day's window up to `as_of`, each post once: a thread given twice,
+    or a post also in the counted thread, is not counted again."""
+    seen = {p.id for p in thread.posts}
+    out: list[Thread] = []
+    for other in others:
+        if other.url == thread.url:
+            continue
+        shown = window(in_order(other.posts), day, as_of, None)
+        posts = [p for p in shown if p.id not in seen]
+        if shown and not posts:  # the counted thread (or one already given) under another URL
+            continue
+        seen.update(p.id for p in posts)
+        out.append(replace(other, posts=tuple(posts)))
+    return tuple(out)
 
 
 def in_order(posts: Iterable[Post]) -> list[Post]:

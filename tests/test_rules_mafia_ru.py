@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from rulekit import at, ballots, counts, death, edited, game, post, unvote, verdict, vote
 
-from tally import rules
+from tally import engine, rules
 from tally.errors import GameFileError
 from tally.extract import Extractor
 from tally.game import Day, Event, Game
-from tally.model import Tally
+from tally.model import Tally, Thread
 from tally.render import render
 
 PLAYERS = ("Шерлок", "Ватсон", "Мориарти", "Лестрейд", "Хадсон")
@@ -214,6 +214,59 @@ def test_R10_fewer_than_five_posts_in_the_game_day_are_flagged() -> None:
             False, False) in messages
     off = judge(mafia(options={"min_posts": 0}), BASE)
     assert findings(off, "R10") == []
+
+
+# The game's discussion thread of the same day (R10 counts "across the game threads").
+MAIN = "https://mafia.ipbhost.com/topic/244-obshchaya-den-1/"
+
+
+def discussion(*rows: tuple[int, str, str]) -> Thread:
+    return Thread(url=MAIN, engine="invision",
+                  posts=tuple(post(n, who, clock, "Кто мафия?") for n, who, clock in rows))
+
+
+def test_R10_posts_in_the_other_game_threads_count_too() -> None:
+    """Rule 8: "5 осмысленных постов ежедневно" in the game, a vote included. Мориарти's vote
+    and 4 posts in the discussion thread make 5; Ватсон's vote and 1 make 2. Posts before 22:00
+    or after 21:00, and the GM's, count for nobody."""
+    others = discussion((101, "Мориарти", "-1 23:00:00"), (102, "Мориарти", "09:00:00"),
+                        (103, "Мориарти", "12:00:00"), (104, "Мориарти", "21:00:59"),
+                        (105, "Ватсон", "12:00:00"), (106, "Шерлок", "-1 21:59:59"),
+                        (107, "Шерлок", "21:01:00"), (108, "Despina", "10:00:00"))
+    g = mafia(excused=("Хадсон",))
+    day = g.days[0]
+    t = rules.get("mafia-ru").judge(ballots(g, BASE), g, day, day.deadline + timedelta(hours=1),
+                                    {}, others=(others,))
+    assert findings(t, "R10") == [
+        ("Шерлок: 1 post in the game day across 2 game threads (this thread 1, the others 0), "
+         "fewer than 5: autoban (rule 8)", True, False),
+        ("Ватсон: 2 posts in the game day across 2 game threads (this thread 1, the others 1), "
+         "fewer than 5: autoban (rule 8)", True, False),
+        ("Лестрейд: 1 post in the game day across 2 game threads (this thread 1, the others 0), "
+         "fewer than 5: autoban (rule 8)", True, False),
+        ("Хадсон: 1 post in the game day across 2 game threads (this thread 1, the others 0), "
+         "fewer than 5: excused by the GM", False, False)]
+    assert counts(t) == counts(judge(g, BASE))  # the other threads never cast a vote
+
+
+def test_R10_the_engine_cuts_the_other_threads_to_the_window_and_counts_a_post_once() -> None:
+    """tally.engine.count: the other threads as the count stood at --as-of 12:30; the same
+    thread given twice, and the voting thread itself given as another, are not counted again."""
+    g = mafia()
+    voting = Thread(url=VOTING, engine="invision", posts=(
+        post(1, "Мориарти", "10:10:00", "Голосую за Ватсон"),))
+    others = discussion((101, "Мориарти", "-1 23:00:00"), (102, "Мориарти", "09:00:00"),
+                        (103, "Мориарти", "12:00:00"), (104, "Мориарти", "13:00:00"))
+    again = replace(others, url=MAIN + "page-1")
+    t = engine.count(voting, g, 1, as_of=at("12:30:00"), others=(others, again, voting))
+    moriarty = [m for m, _, _ in findings(t, "R10") if m.startswith("Мориарти")]
+    assert moriarty == ["Мориарти: 4 posts in the game day across 2 game threads (this thread 1, "
+                        "the others 3), fewer than 5: autoban (rule 8)"]
+    # Without the other threads the count is the voting thread's alone, and says so.
+    alone = engine.count(voting, g, 1, as_of=at("12:30:00"))
+    assert [m for m, _, _ in findings(alone, "R10") if m.startswith("Мориарти")] == [
+        "Мориарти: 1 post in this thread in the game day, fewer than 5: autoban unless the other "
+        "game threads make up the rest (rule 8)"]
 
 
 def test_R11_a_dead_player_may_write_one_post() -> None:
