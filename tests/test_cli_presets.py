@@ -376,3 +376,25 @@ def test_from_extra_needs_from(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["count", str(mafia_with_threads(tmp_path)), "--offline",
                                       "--from-extra", str(tmp_path)])
     assert result.exit_code == 3 and "--from-extra needs --from" in result.stderr
+
+
+def test_lupus_round_one_on_the_spanish_forumotion_thread(tmp_path: Path) -> None:
+    """L1/L2 on saved Forumotion pages in Spanish: round one names two suspects. Moriarty leads
+    with 3 (Irene Adler 3102, Watson 3104, Mrs Hudson 3105); Lestrade (Sherlock 3103) and
+    Sherlock (Moriarty 3107, shown 22:00) tie at 1. Seats run clockwise 1-6 in roster order and
+    Watson (seat 3) holds ¡Bienvenido!: from him, Mrs Hudson 4, Moriarty 5, Lestrade 6 come
+    before Sherlock 2, so Lestrade wins the tie. Round one eliminates nobody."""
+    seats = [(f'name = "{n}"\n', f'name = "{n}"\nseat = {i}\n') for i, n in enumerate(
+        ["Irene Adler", "Sherlock", "Watson", "Mrs Hudson", "Moriarty", "Lestrade"], 1)]
+    holder = ('[votes]', '[[events]]\nat = "2016-01-18 21:00"\nkind = "bienvenido"\n'
+              'player = "Watson"\n\n[votes]')
+    game = game_file(tmp_path, ESPIA, ('preset = "majority"', 'preset = "lupus"'), *seats, holder)
+    data = count_json(game, *ESPIA_SAVED)
+    assert tallied(data) == {
+        "Moriarty": {"Irene Adler": "3102", "Watson": "3104", "Mrs Hudson": "3105"},
+        "Lestrade": {"Sherlock": "3103"},
+        "Sherlock": {"Moriarty": "3107"},
+    }
+    assert outcome(data) == ("none", None, "L2")
+    assert data["outcome"]["detail"].startswith("suspects: Moriarty, Lestrade")
+    assert "Lestrade sits closest to Watson (¡Bienvenido!)" in data["outcome"]["detail"]
