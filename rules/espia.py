@@ -743,16 +743,9 @@ def notes(o: EspiaOptions) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class EspiaPreset(Preset[EspiaOptions]):
     def validate(self, game: Game) -> None:
-        """Also: each espia event carries the fields it needs (file:line)."""
+        """Also: the Tramposo adds 1 or 2 votes (E6)."""
         super().validate(game)
-        need = {"tramposo_add": ("player", "target"), "tramposo_remove": ("player", "target"),
-                "immunity": ("player", "day"), "sacerdote_protect": ("player", "target", "day"),
-                "alcalde_revealed": ("player",)}
         for event in game.events:
-            for key in need.get(event.kind, ()):
-                if getattr(event, key) is None:
-                    raise GameFileError(f"{game.path}:{event.line or '?'}: events: a {event.kind} "
-                                        f"event needs {key!r}")
             votes = event.params.get("votes", 2)
             if event.kind == "tramposo_add" and (isinstance(votes, bool) or votes not in (1, 2)):
                 raise GameFileError(f"{game.path}:{event.line or '?'}: events: a tramposo_add "
@@ -760,4 +753,9 @@ class EspiaPreset(Preset[EspiaOptions]):
 
 
 PRESET = EspiaPreset(name="espia", syntax=pack("es"), defaults=EspiaOptions(), validity=validity,
-                     decide=decide, notes=notes, event_kinds=EVENT_KINDS)
+                     decide=decide, notes=notes, event_kinds=EVENT_KINDS,
+                     event_needs={"tramposo_add": ("player", "target"),
+                                  "tramposo_remove": ("player", "target"),
+                                  "immunity": ("player", "day"),
+                                  "sacerdote_protect": ("player", "target", "day"),
+                                  "alcalde_revealed": ("player",)})

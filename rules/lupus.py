@@ -323,15 +323,10 @@ def notes(o: LupusOptions) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class LupusPreset(Preset[LupusOptions]):
     def validate(self, game: Game) -> None:
-        """Also: each lupus event carries what it needs, on the right round; seats are unique."""
+        """Also: each lupus event is on the right round; seats are unique."""
         super().validate(game)
-        need = {"bienvenido": ("player",), "buho_pick": ("target", "day"),
-                "suspects": ("player", "target", "day")}
         for event in game.events:
             where = f"{game.path}:{event.line or '?'}: events"
-            for key in need.get(event.kind, ()):
-                if getattr(event, key) is None:
-                    raise GameFileError(f"{where}: a {event.kind} event needs {key!r}")
             wanted = {"buho_pick": 1, "suspects": 2}.get(event.kind)
             if wanted and event.day is not None and round_of(event.day) != wanted:
                 which = "odd (round one)" if wanted == 1 else "even (round two)"
@@ -361,4 +356,6 @@ def _seat_line(game: Game, seat: int) -> int | str:
 
 
 PRESET = LupusPreset(name="lupus", syntax=pack("es"), defaults=LupusOptions(), validity=validity,
-                     decide=decide, notes=notes, event_kinds=EVENT_KINDS)
+                     decide=decide, notes=notes, event_kinds=EVENT_KINDS,
+                     event_needs={"bienvenido": ("player",), "buho_pick": ("target", "day"),
+                                  "suspects": ("player", "target", "day")})

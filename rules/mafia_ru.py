@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from tally import times
-from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
 from tally.model import Action, Count, Finding, Outcome, Tally, Thread
 from tally.names import normalise
@@ -481,18 +480,6 @@ def notes(o: MafiaRuOptions) -> tuple[str, ...]:
     )
 
 
-@dataclass(frozen=True)
-class MafiaRuPreset(Preset[MafiaRuOptions]):
-    def validate(self, game: Game) -> None:
-        """Also: each mafia-ru event carries the fields it needs (file:line)."""
-        super().validate(game)
-        for event in game.events:
-            for key in NEEDS.get(event.kind, ()):
-                if getattr(event, key) is None:
-                    raise GameFileError(f"{game.path}:{event.line or '?'}: events: a {event.kind} "
-                                        f"event needs {key!r}")
-
-
-PRESET = MafiaRuPreset(name="mafia-ru", syntax=pack("ru"), defaults=MafiaRuOptions(),
-                       validity=validity, decide=decide, notes=notes, event_kinds=EVENT_KINDS,
-                       activity=activity)
+PRESET = Preset(name="mafia-ru", syntax=pack("ru"), defaults=MafiaRuOptions(),
+                validity=validity, decide=decide, notes=notes, event_kinds=EVENT_KINDS,
+                event_needs=NEEDS, activity=activity)

@@ -52,6 +52,8 @@ class Preset(Generic[Opts]):
     decide: Decide  # change policy, count, threshold, tiebreak and outcome (see rules.outcome)
     notes: Callable[[Opts], tuple[str, ...]]  # what the preset assumes where the rulebook is silent
     event_kinds: frozenset[str] = field(default=CORE_EVENT_KINDS)
+    # What each of the preset's events needs besides `at` and `kind` ("target", "day", ...).
+    event_needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     activity: Activity | None = None  # reads the game's other threads too (R10)
 
     @property
@@ -65,13 +67,19 @@ class Preset(Generic[Opts]):
         return read_options(self.name, self.defaults, game)
 
     def validate(self, game: Game) -> None:
-        """GameFileError (file:line) for an unknown event kind or an unknown/ill-typed option."""
+        """GameFileError (file:line) for an unknown event kind, an unknown/ill-typed option, or
+        an event without a field the preset needs (`event_needs`)."""
         for event in game.events:
             if event.kind not in self.event_kinds:
                 known = ", ".join(sorted(self.event_kinds))
                 raise GameFileError(f"{game.path}:{event.line or '?'}: events: unknown event kind "
                                     f"{event.kind!r} for preset {self.name} (known: {known})")
         self.options(game)
+        for event in game.events:
+            for key in self.event_needs.get(event.kind, ()):
+                if getattr(event, key) is None:
+                    raise GameFileError(f"{game.path}:{event.line or '?'}: events: a {event.kind} "
+                                        f"event needs {key!r}")
 
     # -- the count ---------------------------------------------------------------------------
     def judge(self, ballots: Sequence[Any], game: Game, day: Day, as_of: datetime,

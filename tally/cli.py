@@ -87,10 +87,8 @@ def load_game(path: Path) -> Game:
     from tally import rules
 
     game = game_file.load(path)
-    preset = rules.get(game.preset)
-    # Load again knowing the preset's event kinds, so an unknown event names its line.
-    game = game_file.load(path, extra_event_kinds=preset.event_kinds)
-    preset.validate(game)
+    # The preset checks its event kinds, the fields they need and its options, naming the line.
+    rules.get(game.preset).validate(game)
     return game
 
 

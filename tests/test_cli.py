@@ -182,3 +182,13 @@ def test_dst_overlap_choice_is_shown_in_the_audit(tmp_path):
     assert result.exit_code == 0, result.output
     assert ("note: 2015-10-25 02:30:00 happens twice in Europe/Madrid (DST ends); "
             "read as the first, UTC+02:00") in result.stdout
+
+
+def test_event_the_preset_does_not_know_names_its_line(tmp_path):
+    game = tmp_path / "game.toml"
+    game.write_text(GAME.read_text() + '\n[[events]]\nat = "2016-01-17 20:00"\nkind = "tramposo"\n'
+                    'player = "Bob"\n', encoding="utf-8")
+    lines = game.read_text().splitlines()
+    line = lines.index('kind = "tramposo"') + 1
+    one_line_error(run("count", str(game), *SAVED), 3,
+                   f"game.toml:{line}: events: unknown event kind 'tramposo' for preset kira")
