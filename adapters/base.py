@@ -30,6 +30,7 @@ class PageContext:
     zone: str  # the board's IANA zone, from the game file or the engine default
     language: str | None = None  # the board's language, when the game file states it
     per_page: int | None = None  # posts per page, when the game file states it
+    floor_names: tuple[str, ...] = ()  # the board's own names of its first floors (Discuz)
 
 
 class Engine(ABC):

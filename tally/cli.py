@@ -171,7 +171,8 @@ def _read_saved(game: Game, url: str | None, source: Path, fetched_at: str | Non
     engine = adapters.get(engine_name) if engine_name else None
     return crawl.read_saved_pages(source, engine, zone=game.timezone, url=plain_url,
                                   fetched_at=stated, language=game.board.language,
-                                  per_page=game.board.per_page)
+                                  per_page=game.board.per_page,
+                                  floor_names=game.board.floor_names)
 
 
 def _read_online(game: Game, url: str, offline: bool, store_path: Path | None) -> Thread:
@@ -188,7 +189,7 @@ def _read_online(game: Game, url: str, offline: bool, store_path: Path | None) -
         return crawl.read_thread(plain_url, engine, zone=game.timezone, store=store,
                                  fetcher=None if offline else Fetcher(), offline=offline,
                                  language=game.board.language, per_page=game.board.per_page,
-                                 progress=update)
+                                 floor_names=game.board.floor_names, progress=update)
     finally:
         done()
 
@@ -382,6 +383,10 @@ def triggers(
         thread = read_thread(loaded, loaded.days[0].number, source, fetched_at, offline, store)
         typer.echo(trigger_cn.trigger_report(thread, loaded), nl=False)
 
+
+# The other commands (post, snapshot, export, report) live in tally/commands/, one module each;
+# importing the package registers them on `app`. Last, so that they can use what is above.
+import tally.commands  # noqa: E402,F401
 
 if __name__ == "__main__":  # pragma: no cover
     app()

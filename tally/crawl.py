@@ -45,10 +45,11 @@ def read_thread(
     offline: bool = False,
     language: str | None = None,
     per_page: int | None = None,
+    floor_names: tuple[str, ...] = (),
     progress: Progress | None = None,
 ) -> Thread:
     """The thread behind `url`, fetching as little as the store allows."""
-    reader = _Reader(engine, zone, language, per_page)
+    reader = _Reader(engine, zone, language, per_page, floor_names)
     key = engine.thread_key(url)
     if offline:
         if store is None or store.last_page(key) is None:
@@ -131,9 +132,11 @@ class _Reader:
     zone: str
     language: str | None
     per_page: int | None
+    floor_names: tuple[str, ...] = ()
 
     def parse(self, data: bytes, url: str, fetched_at: datetime) -> Page:
-        ctx = PageContext(url, fetched_at, self.zone, self.language, self.per_page)
+        ctx = PageContext(url, fetched_at, self.zone, self.language, self.per_page,
+                          self.floor_names)
         return self.engine.parse_page(data, ctx)
 
     def from_store(
@@ -214,6 +217,7 @@ def read_saved_pages(
     fetched_at: datetime | None = None,
     language: str | None = None,
     per_page: int | None = None,
+    floor_names: tuple[str, ...] = (),
 ) -> Thread:
     """A thread from browser-saved pages, one file per page, in any order, duplicates allowed."""
     files = _saved_files(Path(directory))
@@ -222,7 +226,7 @@ def read_saved_pages(
         data = _read(path)
         engine = engine or _sniff(path, data)
         at = fetched_at or times.from_unix(path.stat().st_mtime)
-        reader = _Reader(engine, zone, language, per_page)
+        reader = _Reader(engine, zone, language, per_page, floor_names)
         try:
             page = reader.parse(data, saved_page_url(data) or str(path), at)
         except TallyError as exc:

@@ -10,7 +10,12 @@ EXIT_BUG = 1  # an unexpected exception: please report it
 EXIT_USAGE = 2  # bad command line (typer/click use 2 as well)
 EXIT_INPUT = 3  # bad game file, unreadable saved pages, unknown preset/engine/name
 EXIT_FORUM = 4  # network failure after retries, HTTP error, login wall, challenge, not a thread
-EXIT_NEEDS_GM = 5  # the count needs a GM decision (unresolved names, a tie for the GM)
+EXIT_NEEDS_GM = 5  # the count needs a GM decision; `tally post`: held for the GM
+# `tally post` (the scheduled run): 0 posted, 5 held for the GM, 4 forum error, and:
+EXIT_NOTHING_TO_POST = 6  # nothing changed, too soon, quiet hours: no post, nothing wrong
+EXIT_LOGIN = 7  # no credentials, or the forum refused them
+EXIT_CANNOT_POST = 8  # captcha / challenge: cannot post automatically; the count is left to paste
+EXIT_BUSY = 9  # another run holds the game's lock
 
 
 class TallyError(Exception):
@@ -38,6 +43,35 @@ class ForumError(TallyError):
     """The forum could not be read: network, HTTP status, login wall, challenge page."""
 
     exit_code = EXIT_FORUM
+
+
+class LoginError(ForumError):
+    """No credentials for the bot, or the forum refused them (never says what they were)."""
+
+    exit_code = EXIT_LOGIN
+
+
+class CannotPostHere(ForumError):
+    """The forum wants a human (captcha, Cloudflare challenge): no automatic post is possible."""
+
+    exit_code = EXIT_CANNOT_POST
+
+
+class FloodLimit(ForumError):
+    """The forum refused the post as too soon after the last one; `wait`: seconds, if it says."""
+
+    def __init__(self, message: str, wait: float | None = None) -> None:
+        super().__init__(message)
+        self.wait = wait
+
+
+class SessionExpired(ForumError):
+    """The session cookie is no longer valid: log in again (once) and retry."""
+
+
+class OutcomeUnknown(ForumError):
+    """The reply request went out but no answer came back: the post may exist. The next run
+    reads the thread's tail before posting again."""
 
 
 class NotAThreadPage(ForumError):

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import requests
 
 from tally import __version__, times
-from tally.errors import ForumError, TruncatedPage
+from tally.errors import FloodLimit, ForumError, OutcomeUnknown, TruncatedPage
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,50 @@ class Fetcher:
                 log.info("%s: %s; retrying in %.1f s", host_name, retry.why, wait)
                 self._defer(host, wait)
         raise AssertionError("unreachable")  # the loop returns or raises
+
+    def post(self, url: str, data: object, *, files: Mapping[str, tuple[str | None, str]] |
+             None = None, headers: Mapping[str, str] | None = None) -> Response:
+        """One POST (a reply, a login), polite like a GET but never retried: a retried reply
+        could post twice. When the request may have reached the forum and no answer came back
+        (reset, timeout, a gateway error), it is OutcomeUnknown; 429 and 503 mean "not now"
+        and are FloodLimit; other statuses are returned for the replier to read."""
+        host_name = urlsplit(url).hostname or url
+        host = self._host(host_name)
+        with host.slots:
+            self._wait_turn(host)
+            log.debug("POST %s", _public(url))  # never the form: it may hold the password
+            try:
+                reply = self.session.post(url, data=data, files=files, headers=dict(headers or {}),
+                                          timeout=self.timeout)
+                body = reply.content
+            except requests.exceptions.ConnectTimeout:
+                raise ForumError(f"{host_name}: could not connect ({self.timeout:g} s); "
+                                 "nothing was posted") from None
+            except requests.Timeout:
+                raise OutcomeUnknown(f"{host_name}: no answer to the post within "
+                                     f"{self.timeout:g} s; it may have been posted") from None
+            except requests.ConnectionError as exc:
+                problem = _connection_problem(exc)
+                if problem in ("connection refused", "host name not found"):
+                    raise ForumError(f"{host_name}: {problem}; nothing was posted") from None
+                raise OutcomeUnknown(f"{host_name}: {problem} while posting; it may have "
+                                     "been posted") from None
+        if reply.status_code in RETRY_AFTER_STATUSES:
+            wait = _retry_after(reply.headers.get("Retry-After"))
+            self._defer(host, wait or self.backoff)
+            after = f" (Retry-After {wait:.0f} s)" if wait is not None else ""
+            raise FloodLimit(f"{host_name}: HTTP {reply.status_code} on posting{after}; "
+                             "nothing was posted", wait)
+        if reply.status_code >= 500:
+            raise OutcomeUnknown(f"{host_name}: HTTP {reply.status_code} on posting; it may "
+                                 "have been posted")
+        return Response(
+            url=reply.url or url,
+            status=reply.status_code,
+            headers={k: reply.headers[k] for k in KEPT_HEADERS if k in reply.headers},
+            body=body,
+            fetched_at=times.now(),
+        )
 
     # -- politeness ----------------------------------------------------------------------------
 

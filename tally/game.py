@@ -86,6 +86,29 @@ class Board:
     engine: str | None = None  # forced engine; detected from the URL otherwise
     language: str | None = None
     per_page: int | None = None
+    # Discuz boards name their first floors (admin list `postnocustom`, first line = floor 1):
+    # e.g. ["楼主", "沙发", "藤椅", "板凳"]; empty: the engine's stock names.
+    floor_names: tuple[str, ...] = ()
+
+
+ON_DOUBT = ("say", "hold")
+
+
+@dataclass(frozen=True, slots=True)
+class Posting:
+    """[posting]: when `tally post` (the scheduled run) posts the count into the thread.
+
+    The bot's forum account is named here; its password never is (environment or keyring).
+    """
+
+    account: str | None = None  # the bot's forum account name
+    min_interval: int = 30  # minutes between two posted counts (a changed count waits this long)
+    every_votes: int = 0  # post as soon as this many new votes came in since the last count (0: off)
+    at_threshold: bool = True  # post at once when a player reaches the threshold or majority
+    at_deadline: bool = True  # post the final count once the deadline has passed
+    quiet_hours: tuple[str, str] | None = None  # ("01:00", "08:00") forum time: never post inside
+    on_doubt: str = "say"  # "say": the post says what is unresolved; "hold": no post, tell the GM
+    format: str | None = None  # bbcode | jv | markdown; default: the engine's own markup
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +129,7 @@ class Game:
     names: NameOptions = NameOptions()
     options: Mapping[str, Any] = field(default_factory=dict)  # [rules]: preset option overrides
     extra_threads: tuple[str, ...] = ()  # more game threads (activity counts, R10)
+    posting: Posting = Posting()  # [posting]: the scheduled run (tally post)
 
     def day(self, number: int) -> Day:
         for day in self.days:
@@ -128,8 +152,9 @@ class Game:
 # Loading
 
 
-def load(path: str | Path, extra_event_kinds: frozenset[str] | None = None) -> Game:
-    """Read and check a game file. `extra_event_kinds`: the preset's own kinds, when known."""
+def load(path: str | Path) -> Game:
+    """Read and check a game file. Event kinds and options are the preset's to check
+    (rules.Preset.validate): this module knows no preset."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -145,18 +170,14 @@ def load(path: str | Path, extra_event_kinds: frozenset[str] | None = None) -> G
         line = found.group(1) if found else "?"
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         raise GameFileError(f"{path}:{line}: not valid TOML: {reason}") from None
-    return _Reader(path, text, data, extra_event_kinds).game()
+    return _Reader(path, text, data).game()
 
 
 class _Reader:
     """Checks one parsed file and builds the Game, naming file:line:key on any problem."""
 
-    def __init__(
-        self, path: Path, text: str, data: dict[str, Any], extra_kinds: frozenset[str] | None
-    ) -> None:
+    def __init__(self, path: Path, text: str, data: dict[str, Any]) -> None:
         self.path, self.text, self.data = path, text, data
-        self.event_kinds = CORE_EVENT_KINDS | (extra_kinds or frozenset())
-        self.check_kinds = extra_kinds is not None
         self.lines = text.splitlines()
 
     # -- error reporting ------------------------------------------------------------------
@@ -232,7 +253,8 @@ class _Reader:
     def game(self) -> Game:
         data = self.data
         known_top = {"title", "preset", "timezone", "staff", "excused", "thread", "players", "days",
-                     "events", "resolutions", "votes", "names", "rules", "board", "threads"}
+                     "events", "resolutions", "votes", "names", "rules", "board", "threads",
+                     "posting"}
         for key in data:
             if key not in known_top:
                 raise self.fail(key, f"unknown key (known: {', '.join(sorted(known_top))})", key)
@@ -251,6 +273,7 @@ class _Reader:
             engine=self.opt(thread, "engine", str, "thread.engine", None, "thread"),
             language=self.opt(thread, "language", str, "thread.language", None, "thread"),
             per_page=self.opt(thread, "per_page", int, "thread.per_page", None, "thread"),
+            floor_names=self.strings(thread, "floor_names", "thread.floor_names", "thread"),
         )
         players = self.players()
         names = {p.name for p in players}
@@ -295,6 +318,50 @@ class _Reader:
             names=name_opts,
             options=dict(self.opt(data, "rules", dict, "rules", {})),
             extra_threads=self.strings(data, "threads", "threads"),
+            posting=self.posting(),
+        )
+
+    def posting(self) -> Posting:
+        table = self.opt(self.data, "posting", dict, "posting", {})
+        known = {"account", "password", "min_interval", "every_votes", "at_threshold",
+                 "at_deadline", "quiet_hours", "on_doubt", "format"}
+        for key in table:
+            if key not in known - {"password"}:
+                if key == "password":  # never in the file: it would end up in backups and repos
+                    raise self.fail("posting.password", "a password never goes in the game file; "
+                                    "set TALLY_PASSWORD or store it with `keyring set tally "
+                                    "<account>`", key, "posting")
+                raise self.fail(f"posting.{key}", "unknown key (known: "
+                                f"{', '.join(sorted(known - {'password'}))})", key, "posting")
+
+        def whole(key: str, default: int) -> int:
+            value = self.opt(table, key, int, f"posting.{key}", default, "posting")
+            if value < 0:
+                raise self.fail(f"posting.{key}", f"must be 0 or more, got {value}", key, "posting")
+            return int(value)
+
+        quiet = self.opt(table, "quiet_hours", str, "posting.quiet_hours", None, "posting")
+        hours = None
+        if quiet is not None:
+            found = re.fullmatch(r"\s*(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})\s*", quiet)
+            if not found or not all(_clock(t) for t in found.groups()):
+                raise self.fail("posting.quiet_hours", f"expected 'HH:MM-HH:MM' in forum time, got "
+                                f"{quiet!r}", "quiet_hours", "posting")
+            hours = (found.group(1).zfill(5), found.group(2).zfill(5))
+        on_doubt = self.opt(table, "on_doubt", str, "posting.on_doubt", "say", "posting")
+        if on_doubt not in ON_DOUBT:
+            raise self.fail("posting.on_doubt", f"expected one of {', '.join(ON_DOUBT)}, got "
+                            f"{on_doubt!r}", "on_doubt", "posting")
+        return Posting(
+            account=self.opt(table, "account", str, "posting.account", None, "posting"),
+            min_interval=whole("min_interval", 30),
+            every_votes=whole("every_votes", 0),
+            at_threshold=self.opt(table, "at_threshold", bool, "posting.at_threshold", True,
+                                  "posting"),
+            at_deadline=self.opt(table, "at_deadline", bool, "posting.at_deadline", True, "posting"),
+            quiet_hours=hours,
+            on_doubt=on_doubt,
+            format=self.opt(table, "format", str, "posting.format", None, "posting"),
         )
 
     def players(self) -> tuple[Player, ...]:
@@ -331,10 +398,6 @@ class _Reader:
         for i, row in enumerate(rows):
             where = f"events[{i}]"
             kind = self.need(row, "kind", str, f"{where}.kind", "events", i)
-            if self.check_kinds and kind not in self.event_kinds:
-                known = ", ".join(sorted(self.event_kinds))
-                raise self.fail(f"{where}.kind", f"unknown event {kind!r} for this preset (known: {known})",
-                                "kind", "events", i)
             at = self.when(self.need(row, "at", (str, datetime), f"{where}.at", "events", i), zone,
                            f"{where}.at", "at", "events", i)
             player = self.opt(row, "player", str, f"{where}.player", None, "events", i)
@@ -418,3 +481,8 @@ class _Reader:
                 raise self.fail("votes.patterns", f"regex {pattern!r} needs a group (?P<target>…)",
                                 "patterns", "votes")
         return patterns
+
+
+def _clock(text: str) -> bool:
+    hours, minutes = text.split(":")
+    return int(hours) < 24 and int(minutes) < 60

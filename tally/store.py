@@ -16,15 +16,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from tally import times
 from tally.errors import InputError
 from tally.fetch import Response
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-_SCHEMA = """
+# Schema 1: the page versions. Schema 2 adds what a count and a scheduled post leave behind.
+_SCHEMA_1 = """
 CREATE TABLE blobs (
     sha256 TEXT PRIMARY KEY,
     body   BLOB NOT NULL
@@ -41,6 +42,44 @@ CREATE TABLE versions (
 );
 CREATE INDEX versions_by_page ON versions (thread_key, page, fetched_at, id);
 """
+
+_SCHEMA_2 = """
+-- A snapshot: the exact page versions one count read, the game file it read them with, and
+-- what it found. `tally audit --from-snapshot ID` repeats that count from these rows alone.
+CREATE TABLE snapshots (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread_key  TEXT    NOT NULL,
+    url         TEXT    NOT NULL,
+    taken_at    TEXT    NOT NULL,  -- UTC, fixed width
+    command     TEXT    NOT NULL,  -- snapshot | count | audit | post
+    game_sha256 TEXT    NOT NULL,
+    game_text   TEXT    NOT NULL,  -- the game file as it was: a later edit must not change the past
+    version_ids TEXT    NOT NULL,  -- JSON list of versions.id
+    result      TEXT    NOT NULL   -- JSON: what the count found (may be '{}' for tally snapshot)
+);
+CREATE INDEX snapshots_by_thread ON snapshots (thread_key, taken_at, id);
+
+-- The scheduled run's memory (issue 5): every count it posted or tried to post. A row is
+-- written as 'sending' before the reply call and set to 'posted' after it, so a crash in
+-- between leaves a trace that the next run resolves by reading the thread's tail.
+CREATE TABLE posted (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread_key TEXT    NOT NULL,
+    day        INTEGER NOT NULL,
+    state      TEXT    NOT NULL CHECK (state IN ('sending', 'posted', 'failed')),
+    started_at TEXT    NOT NULL,  -- UTC, fixed width
+    posted_at  TEXT,
+    sha256     TEXT    NOT NULL,  -- of the count's content: the same content is never posted twice
+    post_id    TEXT,              -- the forum's id of the post it became
+    last_seen  TEXT,              -- the thread's last post id when the count was made
+    summary    TEXT    NOT NULL,  -- JSON: what the count said (for "changes since the last count")
+    body       TEXT    NOT NULL,  -- the text sent
+    note       TEXT    NOT NULL DEFAULT ''
+);
+CREATE INDEX posted_by_thread ON posted (thread_key, day, id);
+"""
+
+_MIGRATIONS = {1: _SCHEMA_1, 2: _SCHEMA_2}  # user_version N is reached by running script N
 
 _COLUMNS = "v.id, v.url, v.thread_key, v.page, v.fetched_at, v.status, v.headers, b.body, v.sha256"
 _FROM = "FROM versions v JOIN blobs b ON b.sha256 = v.sha256"
@@ -59,6 +98,39 @@ class StoredPage:
     headers: Mapping[str, str]
     body: bytes
     sha256: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What one count read and found (see _SCHEMA_2)."""
+
+    id: int
+    thread_key: str
+    url: str
+    taken_at: datetime  # aware UTC
+    command: str
+    game_sha256: str
+    game_text: str
+    version_ids: tuple[int, ...]
+    result: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Posted:
+    """One count the scheduled run posted, or began to post (see _SCHEMA_2)."""
+
+    id: int
+    thread_key: str
+    day: int
+    state: str  # sending | posted | failed
+    started_at: datetime
+    posted_at: datetime | None
+    sha256: str
+    post_id: str | None
+    last_seen: str | None
+    summary: Mapping[str, Any]
+    body: str
+    note: str
 
 
 class Store:
@@ -168,6 +240,111 @@ class Store:
             raise InputError(f"snapshot store {self.path}: no page version {version_id}")
         return found[0]
 
+    def pages(self, version_ids: Iterator[int] | tuple[int, ...] | list[int]) -> list[StoredPage]:
+        """These versions (a snapshot's pages), oldest fetch first; all of them or an error."""
+        wanted = list(dict.fromkeys(version_ids))
+        found: list[StoredPage] = []
+        for start in range(0, len(wanted), 500):  # SQLite caps the number of ? in one query
+            chunk = wanted[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            found += self._select(f"SELECT {_COLUMNS} {_FROM} WHERE v.id IN ({marks})", tuple(chunk))
+        missing = set(wanted) - {page.id for page in found}
+        if missing:
+            raise InputError(f"snapshot store {self.path}: page versions missing: "
+                             f"{', '.join(map(str, sorted(missing)))} (the store was altered)")
+        return sorted(found, key=lambda page: (page.fetched_at, page.id))
+
+    # -- snapshots: what a count read -----------------------------------------------------------
+
+    def record_snapshot(self, *, thread_key: str, url: str, command: str, game_text: str,
+                        version_ids: list[int] | tuple[int, ...], result: Mapping[str, Any],
+                        taken_at: datetime | None = None) -> int:
+        """Keep which versions a count read, with the game file and its result; returns the id."""
+        row = (thread_key, url, _stamp(taken_at or times.now()), command,
+               hashlib.sha256(game_text.encode("utf-8")).hexdigest(), game_text,
+               json.dumps(sorted(version_ids)), json.dumps(result, sort_keys=True, ensure_ascii=False))
+        try:
+            with self._db:
+                cursor = self._db.execute(
+                    "INSERT INTO snapshots (thread_key, url, taken_at, command, game_sha256,"
+                    " game_text, version_ids, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+        except sqlite3.DatabaseError as exc:
+            raise self._error("could not record the snapshot", exc) from None
+        return int(cursor.lastrowid or 0)
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        found = self._snapshots("WHERE id = ?", (snapshot_id,))
+        if not found:
+            raise InputError(f"snapshot store {self.path}: no snapshot {snapshot_id} "
+                             "(`tally snapshot GAME.toml --list` shows them)")
+        return found[0]
+
+    def snapshots(self, thread_key: str | None = None) -> list[Snapshot]:
+        """Every snapshot (of one thread), oldest first."""
+        if thread_key is None:
+            return self._snapshots("", ())
+        return self._snapshots("WHERE thread_key = ?", (thread_key,))
+
+    def _snapshots(self, where: str, args: tuple[object, ...]) -> list[Snapshot]:
+        try:
+            rows = self._db.execute(
+                "SELECT id, thread_key, url, taken_at, command, game_sha256, game_text,"
+                f" version_ids, result FROM snapshots {where} ORDER BY taken_at, id", args
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot be read", exc) from None
+        return [Snapshot(id=r[0], thread_key=r[1], url=r[2], taken_at=times.parse_iso(r[3]),
+                         command=r[4], game_sha256=r[5], game_text=r[6],
+                         version_ids=tuple(json.loads(r[7])), result=json.loads(r[8]))
+                for r in rows]
+
+    # -- the scheduled run's memory ---------------------------------------------------------------
+
+    def begin_post(self, *, thread_key: str, day: int, sha256: str, summary: Mapping[str, Any],
+                   body: str, last_seen: str | None, started_at: datetime | None = None) -> int:
+        """Write the intent before the reply call: state 'sending'. Returns the row id."""
+        row = (thread_key, day, _stamp(started_at or times.now()), sha256, last_seen,
+               json.dumps(summary, sort_keys=True, ensure_ascii=False), body)
+        try:
+            with self._db:
+                cursor = self._db.execute(
+                    "INSERT INTO posted (thread_key, day, state, started_at, sha256, last_seen,"
+                    " summary, body) VALUES (?, ?, 'sending', ?, ?, ?, ?, ?)", row)
+        except sqlite3.DatabaseError as exc:
+            raise self._error("could not record the post about to be sent", exc) from None
+        return int(cursor.lastrowid or 0)
+
+    def finish_post(self, row_id: int, *, state: str, post_id: str | None = None,
+                    posted_at: datetime | None = None, note: str = "") -> None:
+        """The reply call's outcome: 'posted' (with the forum's post id) or 'failed'."""
+        if state not in ("posted", "failed"):
+            raise ValueError(f"finish_post: state {state!r}")
+        stamp = _stamp(posted_at) if posted_at else None
+        try:
+            with self._db:
+                self._db.execute("UPDATE posted SET state = ?, post_id = ?, posted_at = ?,"
+                                 " note = ? WHERE id = ?", (state, post_id, stamp, note, row_id))
+        except sqlite3.DatabaseError as exc:
+            raise self._error("could not record the post's outcome", exc) from None
+
+    def posted(self, thread_key: str, day: int | None = None) -> list[Posted]:
+        """The scheduled run's rows for the thread (and day), oldest first."""
+        where, args = "WHERE thread_key = ?", (thread_key,)
+        if day is not None:
+            where, args = where + " AND day = ?", (thread_key, day)
+        try:
+            rows = self._db.execute(
+                "SELECT id, thread_key, day, state, started_at, posted_at, sha256, post_id,"
+                f" last_seen, summary, body, note FROM posted {where} ORDER BY id", args
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot be read", exc) from None
+        return [Posted(id=r[0], thread_key=r[1], day=r[2], state=r[3],
+                       started_at=times.parse_iso(r[4]),
+                       posted_at=times.parse_iso(r[5]) if r[5] else None, sha256=r[6],
+                       post_id=r[7], last_seen=r[8], summary=json.loads(r[9]), body=r[10],
+                       note=r[11]) for r in rows]
+
     # -- internals -----------------------------------------------------------------------------
 
     def _select(self, sql: str, args: tuple[object, ...]) -> Iterator[StoredPage]:
@@ -197,11 +374,13 @@ class Store:
             )
         if version == SCHEMA_VERSION:
             return
-        tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        if tables:  # an SQLite file of something else: never write into it
-            raise InputError(f"{self.path}: an SQLite file but not a tally snapshot store")
-        # One script, one transaction: a half-created schema is never left behind.
-        self._db.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+        if version == 0:
+            tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:  # an SQLite file of something else: never write into it
+                raise InputError(f"{self.path}: an SQLite file but not a tally snapshot store")
+        # One script per step, each one transaction: a half-migrated schema is never left behind.
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            self._db.executescript(f"BEGIN; {_MIGRATIONS[step]} PRAGMA user_version = {step}; COMMIT;")
 
     def _error(self, what: str, exc: sqlite3.DatabaseError) -> InputError:
         return InputError(f"snapshot store {self.path} {what}: {exc} (not a tally store, or damaged)")

@@ -194,14 +194,14 @@ def test_validate_names_the_line_of_a_bad_event_or_seat(tmp_path) -> None:  # ty
 
     path = tmp_path / "game.toml"
     path.write_text(GAME_TOML, encoding="utf-8")
-    g = load(path, extra_event_kinds=preset.event_kinds)
+    g = load(path)
     preset.validate(g)
     assert [p.seat for p in g.players] == [1, 2, 3]
     assert g.events_of("suspects")[0].day == 2
     path.write_text(GAME_TOML.replace("seat = 3", "seat = 2"), encoding="utf-8")
     with pytest.raises(GameFileError, match=r"game.toml:18: players: seat 2 is given to both "
                        r"Danielle and Andrew$"):
-        preset.validate(load(path, extra_event_kinds=preset.event_kinds))
+        preset.validate(load(path))
 
 
 GAME_TOML = """\

@@ -1,0 +1,1 @@
+"""`tally post`: being written (issue work in progress)."""

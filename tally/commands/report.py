@@ -1,0 +1,1 @@
+"""`tally report`: being written (issue work in progress)."""

@@ -1,0 +1,1 @@
+"""`tally snapshot`: being written (issue work in progress)."""

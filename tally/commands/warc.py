@@ -1,0 +1,1 @@
+"""`tally warc`: being written (issue work in progress)."""
