@@ -45,6 +45,9 @@ FetchedAtOpt = typer.Option(None, "--fetched-at", help="With --from: when the pa
 OfflineOpt = typer.Option(False, "--offline", help="Use only pages already in the snapshot store.")
 StoreOpt = typer.Option(None, "--store", envvar="TALLY_STORE", help="Snapshot store (SQLite). "
                         "Default: .tally/<game>.sqlite beside the game file.")
+FromWarcOpt = typer.Option(None, "--from-warc", help="Read the thread from a WARC file written by "
+                           "`tally export` (or any web archive of the thread's pages).",
+                           exists=True, file_okay=True, dir_okay=False)
 AsOfOpt = typer.Option(None, "--as-of", help="Count as the thread stood at this post id or time "
                        "('YYYY-MM-DD HH:MM[:SS]' in the game's zone, or ISO 8601 with offset).")
 
@@ -136,8 +139,10 @@ def _progress() -> tuple[Callable[[int, int | None], None] | None, Callable[[], 
 
 
 def read_thread(game: Game, day: int, source: Path | None, fetched_at: str | None,
-                offline: bool, store_path: Path | None) -> Thread:
+                offline: bool, store_path: Path | None, warc: Path | None = None) -> Thread:
     url = game.day(day).thread_url or game.thread_url
+    if warc is not None:
+        return _read_warc(game, url, warc)
     if source is not None:
         return _read_saved(game, url, source, fetched_at)
     return _read_online(game, url, offline, store_path)
@@ -175,6 +180,17 @@ def _read_saved(game: Game, url: str | None, source: Path, fetched_at: str | Non
                                   floor_names=game.board.floor_names)
 
 
+def _read_warc(game: Game, url: str, path: Path) -> Thread:
+    """--from-warc FILE: the thread's pages as archived (each record keeps its fetch time)."""
+    from tally import adapters, warc
+
+    forced, plain_url = adapters.split_forced(url)
+    engine_name = game.board.engine or forced
+    return warc.read_thread(path, plain_url, engine=adapters.get(engine_name) if engine_name
+                            else None, zone=game.timezone, language=game.board.language,
+                            per_page=game.board.per_page, floor_names=game.board.floor_names)
+
+
 def _read_online(game: Game, url: str, offline: bool, store_path: Path | None) -> Thread:
     """One thread from the forum, through the game's snapshot store (or from it, --offline)."""
     from tally import adapters, crawl
@@ -196,16 +212,19 @@ def _read_online(game: Game, url: str, offline: bool, store_path: Path | None) -
 
 def run_count(game_path: Path, day: int | None, source: Path | None, fetched_at: str | None,
               offline: bool, store: Path | None, as_of: str | None,
-              extra: Sequence[Path] = ()) -> Tally:
+              extra: Sequence[Path] = (), warc: Path | None = None) -> Tally:
     from tally import engine
 
+    if warc is not None and (source is not None or offline):
+        raise InputError("--from-warc reads the pages from the WARC file: leave out --from and "
+                         "--offline")
     if extra and source is None:
         raise InputError("--from-extra needs --from: the game's threads are all read from saved "
                          "pages, or all from the forum")
     game = load_game(game_path)
     at, up_to_post = parse_as_of(as_of, game)
     day_number = pick_day(game, day, at or times.now())
-    thread = read_thread(game, day_number, source, fetched_at, offline, store)
+    thread = read_thread(game, day_number, source, fetched_at, offline, store, warc)
     others = read_other_threads(game, source, extra, fetched_at, offline, store)
     return engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post, others=others)
 
@@ -220,6 +239,7 @@ def count(
     day: int | None = DayOpt,
     source: Path | None = FromOpt,
     extra: list[Path] | None = FromExtraOpt,
+    warc: Path | None = FromWarcOpt,
     fetched_at: str | None = FetchedAtOpt,
     offline: bool = OfflineOpt,
     store: Path | None = StoreOpt,
@@ -236,7 +256,7 @@ def count(
     from tally.render import render
 
     with _errors():
-        tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or ())
+        tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or (), warc)
         typer.echo(render(tally, fmt, public=public), nl=False)
         if strict and needs_gm(tally):
             raise typer.Exit(EXIT_NEEDS_GM)
@@ -255,6 +275,7 @@ def audit(
     post: str | None = typer.Option(None, "--post", help="Only this post id."),
     source: Path | None = FromOpt,
     extra: list[Path] | None = FromExtraOpt,
+    warc: Path | None = FromWarcOpt,
     fetched_at: str | None = FetchedAtOpt,
     offline: bool = OfflineOpt,
     store: Path | None = StoreOpt,
@@ -266,7 +287,7 @@ def audit(
     from tally.render.jsonout import as_dict
 
     with _errors():
-        tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or ())
+        tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or (), warc)
         if post is not None and not any(v.post_id == post for v in tally.verdicts):
             raise InputError(f"post {post} is not in day {tally.day}'s window")
         if fmt == "json":
