@@ -19,6 +19,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from tally import times
+from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
@@ -75,16 +76,9 @@ def _page_number(url: str) -> int:
 # forms for the last week, always in the forum's zone. Traditional-character packs (BIG5
 # boards) write 鐘/時 where simplified ones write 钟/时.
 
-_ABSOLUTE = re.compile(
-    r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?"
-)
-_SECONDS = re.compile(r"^(\d+)\s*秒前$")
-_MINUTES = re.compile(r"^(\d+)\s*分[钟鐘]前$")
-_HALF_HOUR = re.compile(r"^半小[时時]前$")
-_HOURS = re.compile(r"^(\d+)\s*小[时時]前$")
-_DAY_CLOCK = re.compile(r"^(昨天|前天)\s*(\d{1,2}):(\d{2})$")
-_DAYS = re.compile(r"^(\d+)\s*天前$")
 _CLOCK_SLACK = timedelta(minutes=2)  # server clock vs. fetch clock, when comparing the two
+_POSTED_LABEL = re.compile(r"^(?:发表于|發表於)\s*")  # simplified and traditional packs
+_NO_ANCHOR = datetime(2000, 1, 1)  # absolute times need no fetch time: relative ones are refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,54 +92,19 @@ class Shown:
     relative: bool = True  # read against the fetch time
 
 
-def _absolute(text: str) -> tuple[datetime, bool] | None:
-    """An absolute "Y-n-j H:i[:s]" time in `text`, and whether it gave the seconds."""
-    found = _ABSOLUTE.search(text)
-    if not found:
-        return None
-    year, month, day, hour, minute, second = (int(g) if g else 0 for g in found.groups())
-    try:
-        return datetime(year, month, day, hour, minute, second), found.group(6) is not None
-    except ValueError:
-        return None
-
-
 def absolute_time(text: str) -> datetime | None:
-    found = _absolute(text)
-    return found[0] if found else None
+    """An absolute "Y-n-j H:i[:s]" time (a title attribute, an edit marker's date)."""
+    shown = dates.read(text, _NO_ANCHOR)
+    return shown.at if shown is not None and not shown.relative and shown.has_time else None
 
 
 def read_shown_time(text: str, fetched_local: datetime) -> Shown | None:
-    """Read a display time, absolute or relative, against the fetch wall time."""
-    text = collapse(text)
-    absolute = _absolute(text)
-    if absolute is not None:
-        at, with_seconds = absolute
-        return Shown(at, at, at if with_seconds else at + timedelta(seconds=59), True, False)
-    if text == "刚刚":
-        return Shown(fetched_local, fetched_local, fetched_local, True)
-    if found := _SECONDS.match(text):
-        at = times.ago(fetched_local, seconds=int(found.group(1)))
-        return Shown(at, at, at, True)
-    if found := _MINUTES.match(text):
-        # dgmdate shows intval(elapsed / 60): the post is N to N+1 minutes old.
-        at = times.ago(fetched_local, minutes=int(found.group(1)))
-        return Shown(at, at - timedelta(seconds=59), at, True)
-    if _HALF_HOUR.match(text):  # 30 to 60 minutes old
-        at = times.ago(fetched_local, minutes=30)
-        return Shown(at, times.ago(fetched_local, minutes=60), at, False)
-    if found := _HOURS.match(text):
-        at = times.ago(fetched_local, hours=int(found.group(1)))
-        return Shown(at, at - timedelta(minutes=59, seconds=59), at, False)
-    if found := _DAY_CLOCK.match(text):
-        back = 1 if found.group(1) == "昨天" else 2
-        at = times.days_ago(fetched_local, back, int(found.group(2)), int(found.group(3)))
-        return Shown(at, at, at + timedelta(seconds=59), True)
-    if found := _DAYS.match(text):
-        # "N 天前" names the calendar day N days before today, not the hour.
-        at = times.days_ago(fetched_local, int(found.group(1)), 0, 0)
-        return Shown(at, at, at + timedelta(days=1, seconds=-1), False)
-    return None
+    """Read a display time, absolute or relative ("刚刚", "N 分钟前", "半小时前", "昨天 20:46",
+    "N 天前"), against the fetch wall time, with the shared reader of adapters/dates.py."""
+    shown = dates.read(text, fetched_local)
+    if shown is None:
+        return None
+    return Shown(shown.at, shown.earliest, shown.latest, shown.precise, shown.relative)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,8 +118,10 @@ _QUOTE_HEAD = (
     re.compile(rf"^(\S+)\s+发表于\s+(?:{_DATE_TEXT}|\S+)"),
     re.compile(rf"^原帖由\s*(\S+?)\s*于\s*{_DATE_TEXT}\s*发表"),
 )
-# Default custom floor names (install_data.sql `postnocustom`: one a line, first line = floor 1).
-_FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4}
+# The stock floor names (install_data.sql `postnocustom`: one a line, first line = floor 1). A
+# board may set its own list (game file thread.floor_names, PageContext.floor_names): it
+# replaces this one, as the admin setting does; floors past the list show "N#".
+STOCK_FLOOR_NAMES = ("楼主", "沙发", "板凳", "地板")
 _DIGITS = re.compile(r"\d+")
 # attackevasive interstitial titles (source/language/lang_security.php).
 _CC_TITLES = ("页面重载开启", "频繁刷新限制", "代理服务器访问限制")
@@ -246,6 +207,14 @@ def _first_found(root: HtmlElement, paths: tuple[etree.XPath, ...]) -> list[Html
     return []
 
 
+def _floor_numbers(names: tuple[str, ...]) -> dict[str, int]:
+    """Floor name -> floor number; the first name is floor 1 (postnocustom's order)."""
+    floors: dict[str, int] = {}
+    for number, name in enumerate(names, start=1):
+        floors.setdefault(name.strip(), number)
+    return floors
+
+
 def _post_wrappers(root: HtmlElement) -> list[tuple[HtmlElement, str]]:
     """The post wrappers div#post_{pid}, in page order."""
     return [(div, m.group(1)) for div in _first_found(root, _POST_WRAPPERS)
@@ -290,6 +259,7 @@ class _Reading:
     tid: str | None
     fetched_local: datetime
     directory: str  # the page URL's folder, for the template's relative links
+    floors: dict[str, int]  # the board's floor names -> floor number
 
     def resolve(self, href: str) -> str:
         """An absolute URL for a link of the page (most are "forum.php?…", relative)."""
@@ -351,7 +321,8 @@ class Discuz(Engine):
         number = self._current_page(pager, ctx.url)
         tid = _tid(ctx.url) or self._tid_from_page(root)
         reading = _Reading(ctx, number, ctx.per_page or self.default_per_page, tid,
-                           times.local_now(ctx.fetched_at, ctx.zone), urljoin(ctx.url, "."))
+                           times.local_now(ctx.fetched_at, ctx.zone), urljoin(ctx.url, "."),
+                           _floor_numbers(ctx.floor_names or STOCK_FLOOR_NAMES))
         posts: list[Post] = []
         notes: list[str] = []
         for index, (div, pid) in enumerate(posts_divs):
@@ -406,7 +377,7 @@ class Discuz(Engine):
             raise ForumError(f"{self.label}: {ctx.url}: post {pid}: no time (em#authorposton{pid})")
         author, author_id = self._author(markup.div, author_link, pid, ctx)
         created_at, time_text = self._time(stamp, reading, notes)
-        position = self._position(floor_link, index, reading, notes)
+        position = self._position(floor_link, pid, index, reading, notes)
         body, edit, deleted = self._body(markup, reading, notes)
         return Post(
             id=pid,
@@ -450,7 +421,7 @@ class Discuz(Engine):
 
     def _time(self, stamp: HtmlElement, reading: _Reading,
               notes: list[str]) -> tuple[datetime, str]:
-        shown_text = collapse(stamp.text_content()).removeprefix("发表于").strip()
+        shown_text = _POSTED_LABEL.sub("", collapse(stamp.text_content()))
         span = next((s for s in stamp.iter("span") if s.get("title")), None)
         machine = absolute_time(span.get("title", "")) if span is not None else None
         shown = read_shown_time(shown_text, reading.fetched_local)
@@ -476,17 +447,25 @@ class Discuz(Engine):
             notes.append(local.note)
         return local.utc, shown_text
 
-    def _position(self, link: HtmlElement | None, index: int, reading: _Reading,
+    def _position(self, link: HtmlElement | None, pid: str, index: int, reading: _Reading,
                   notes: list[str]) -> int:
-        counted = (reading.number - 1) * reading.per_page + index + 1
+        """The floor the page shows: "N#", else one of the board's floor names (T1: floor
+        triggers hang on it). A name the board does not declare is an error, never a guess."""
         text = collapse(link.text_content()) if link is not None else ""
         digits = _DIGITS.search(text)
         if digits:
             return int(digits.group())
-        if text in _FLOOR_NAMES:
-            return _FLOOR_NAMES[text]
-        shown = f"shown as {text!r} (a custom floor name)" if text else "not shown"
-        notes.append(f"floor {shown}: position {counted} counted from the page order "
+        if text in reading.floors:
+            return reading.floors[text]
+        if text:
+            declared = "the game file's thread.floor_names" if reading.ctx.floor_names \
+                else "the stock names"
+            raise ForumError(
+                f"{self.label}: {reading.ctx.url}: post {pid}: floor name {text!r} is not one of "
+                f"{declared} ({', '.join(reading.floors)}); list the board's floor names, "
+                "first = floor 1, in thread.floor_names")
+        counted = (reading.number - 1) * reading.per_page + index + 1
+        notes.append(f"floor not shown: position {counted} counted from the page order "
                      f"(page {reading.number}, {reading.per_page} a page)")
         return counted
 

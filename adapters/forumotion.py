@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import cache, lru_cache, partial
+from functools import cache, partial
 from math import gcd
 from urllib.parse import urljoin, urlsplit
 
@@ -26,6 +26,7 @@ from lxml import html as lxml_html
 from lxml.html import HtmlElement
 
 from tally import times
+from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
@@ -187,71 +188,17 @@ def _theme_order(theme: str | None) -> tuple[Theme, ...]:
 # ---------------------------------------------------------------------------------------------
 # Dates (FORUMS.md §1.3): the board's date format is configurable; these cover the stock forms.
 
-_TIME = r"(?P<h>\d{1,2})[:h](?P<mi>\d{2})(?::(?P<s>\d{2}))?(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
-_SEP = r"[\s,\-–]*(?:(?:à|a\s+las|at|às|alle|um)\s+)?"
-_ABSOLUTE = (
-    r"(?:\b(?P<wd>[^\W\d_]{2,5})\.?,?\s+)?"
-    r"(?:(?P<d1>\d{1,2})(?:er)?\s+(?P<m1>[^\W\d_]{3,12})\.?,?\s+(?P<y1>\d{4})"
-    r"|(?P<m2>[^\W\d_]{3,12})\.?\s+(?P<d2>\d{1,2}),?\s+(?P<y2>\d{4})"
-    r"|(?P<d3>\d{1,2})[/.](?P<m3>\d{1,2})[/.](?P<y3>\d{4}))"
-)
-_RELATIVE_WORDS = {
-    # word (accent-free, casefolded) -> days before the fetch date
-    "hoy": 0, "aujourd'hui": 0, "today": 0, "oggi": 0, "hoje": 0,
-    "ayer": 1, "hier": 1, "yesterday": 1, "ieri": 1, "ontem": 1,
-}
-_RELATIVE = r"(?P<rel>hoy|ayer|aujourd['’]hui|hier|today|yesterday|oggi|ieri|hoje|ontem)"
-# Every form starts with a letter or digit: the lookahead, implied by the rest, lets most
-# other positions of the header text fail at once.
-DATE_RE = re.compile(rf"(?=[^\W_])(?:{_ABSOLUTE}|{_RELATIVE}){_SEP}{_TIME}", re.IGNORECASE)
-
-
 @dataclass(frozen=True, slots=True)
 class ShownTime:
     text: str  # as shown ("Dom 17 Ene 2016, 12:02")
     naive: datetime  # wall time in the board's zone
 
 
-# Folding a word (Unicode normalisation) costs more than the rest of reading a date; a board
-# shows the same few month names and day words on every post.
-_month_number = lru_cache(maxsize=256)(times.month_number)
-
-
-@lru_cache(maxsize=64)
-def _relative_days(word: str) -> int:
-    return _RELATIVE_WORDS[times.fold_word(word).replace("’", "'")]
-
-
-def _naive(match: re.Match[str], fetched_local: datetime) -> datetime | None:
-    g = match.groupdict()
-    hour, minute, second = int(g["h"]), int(g["mi"]), int(g["s"] or 0)
-    if g["ampm"]:
-        hour = hour % 12 + (12 if g["ampm"].lower() == "p" else 0)
-    if g["rel"]:
-        days = _relative_days(g["rel"])
-        return times.days_ago(fetched_local, days, hour, minute, second)
-    if g["d3"]:
-        day, month, year = int(g["d3"]), int(g["m3"]), int(g["y3"])
-    else:
-        day = int(g["d1"] or g["d2"])
-        month_name = g["m1"] or g["m2"]
-        year = int(g["y1"] or g["y2"])
-        month = _month_number(month_name) or 0
-    try:
-        return datetime(year, month, day, hour, minute, second)
-    except ValueError:  # not a month name, or 31 Feb: not a date after all
-        return None
-
-
 def find_time(text: str, fetched_local: datetime) -> ShownTime | None:
     """The LAST date-and-time in `text`: it ends the header line, after a subject that may
-    itself hold a date (phpBB2's "Tema: … {POST_DATE}")."""
-    found: ShownTime | None = None
-    for match in DATE_RE.finditer(text):
-        naive = _naive(match, fetched_local)
-        if naive is not None:
-            found = ShownTime(match.group(0).strip(" ,-–"), naive)
-    return found
+    itself hold a date (phpBB2's "Tema: … {POST_DATE}"). Read by adapters/dates.py."""
+    shown = dates.find_last(text, fetched_local)
+    return ShownTime(shown.text, shown.at) if shown is not None else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -690,12 +637,17 @@ class _PostReader:
         return name, None
 
     def _time(self, post_id: str, element: HtmlElement) -> ShownTime:
+        header = ""
         for theme in self.themes:
             for path in theme.date:
                 for box in path(element):
-                    shown = find_time(collapse(_text(box)), self.fetched_local)
+                    text = collapse(_text(box))
+                    shown = find_time(text, self.fetched_local)
                     if shown:
                         return shown
+                    header = header or text
+        if header:  # strict: a date line it cannot read is named, never guessed
+            raise self._fail(post_id, f"cannot read the date in {header[-120:]!r}")
         raise self._fail(post_id, "no date found in the post header")
 
     def _edit(self, body: Body, element: HtmlElement,

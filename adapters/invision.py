@@ -27,6 +27,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from tally import times
+from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
@@ -264,27 +265,8 @@ def _with_query(url: str, param: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # Times as shown (FORUMS.md 5.1 clock_long and relative forms, 5.2 DateTime::html)
 
-_TIME = r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?\s?m\.?)?"
-_SEP = r"(?:\s*[-,]\s*|\s+в\s+|\s+at\s+|\s+)"
-_DAY_WORDS = {"сегодня": 0, "today": 0, "вчера": 1, "yesterday": 1}
-_WEEKDAYS = {
-    name: number
-    for names in (
-        "понедельник вторник среда четверг пятница суббота воскресенье",
-        "monday tuesday wednesday thursday friday saturday sunday",
-    )
-    for number, name in enumerate(names.split())
-}
-_UNITS = {"секунд": "seconds", "second": "seconds", "минут": "minutes", "minute": "minutes",
-          "час": "hours", "hour": "hours"}
-
-_JUST_NOW = re.compile(r"^(?:только что|just now)$")
-_AGO = re.compile(r"^(?:(\d+)|an?|одну)?\s*(секунд|second|минут|minute|час|hour)\w*\s+(?:назад|ago)$")
-_DAY_WORD = re.compile(rf"^(\w+){_SEP}{_TIME}$")
-_DAY_MONTH_YEAR = re.compile(rf"^(\d{{1,2}})\s+([^\W\d_]+)\.?(?:,?\s+(\d{{4}}))?(?:{_SEP}{_TIME})?$")
-_MONTH_DAY_YEAR = re.compile(rf"^([^\W\d_]+)\.?\s+(\d{{1,2}})(?:,?\s+(\d{{4}}))?(?:{_SEP}{_TIME})?$")
-_DOTTED = re.compile(rf"^(\d{{1,2}})\.(\d{{1,2}})\.(\d{{4}})(?:,?\s+{_TIME})?$")  # 09.10.2017 23:20
-_SLASHED = re.compile(rf"^(\d{{1,2}})/(\d{{1,2}})/(\d{{4}})(?:,?\s+{_TIME})?$")  # US 10/09/2017
+# US-English IPS 4 titles write "10/09/2017" month first; dotted Russian ones day first.
+_READING = dates.Options(day_first=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,85 +278,15 @@ class Shown:
     has_time: bool = True  # False for date-only displays ("9 октября, 2017")
 
 
-def _clock(groups: tuple[str | None, ...]) -> tuple[int, int, int]:
-    """(hour, minute, second) from the _TIME groups, 12-hour clocks included."""
-    hour, minute, second, half = groups
-    h = int(hour or 0)
-    if half:
-        h = h % 12 + (12 if half == "p" else 0)
-    return h, int(minute or 0), int(second or 0)
-
-
-def _at(day: datetime, groups: tuple[str | None, ...]) -> Shown:
-    if groups[0] is None:
-        return Shown(day, timedelta(days=1), has_time=False)
-    hour, minute, second = _clock(groups)
-    return Shown(day.replace(hour=hour, minute=minute, second=second), timedelta(minutes=1))
-
-
-def _dated(year: int, month: int | None, day: int, clock: tuple[str | None, ...]) -> Shown | None:
-    if month is None:
-        return None
-    try:
-        return _at(datetime(year, month, day), clock)
-    except ValueError:
-        return None
-
-
-def _year_for(year: str | None, month: int | None, day: int, now: datetime) -> int:
-    """IPS 4 drops the year for dates of the current year ("9 октября")."""
-    if year:
-        return int(year)
-    if month is not None and (month, day) > (now.month, now.day):
-        return now.year - 1
-    return now.year
-
-
-def _relative(text: str, now: datetime) -> Shown | None:
-    if _JUST_NOW.match(text):
-        return Shown(now, timedelta(minutes=2))
-    found = _AGO.match(text)
-    if found:
-        unit = _UNITS[found.group(2)]
-        count = int(found.group(1) or 1)
-        return Shown(times.ago(now, **{unit: count}), timedelta(**{unit: 1}) + timedelta(minutes=1))
-    found = _DAY_WORD.match(text)
-    if not found:
-        return None
-    word, clock = found.group(1), found.groups()[1:]
-    hour, minute, second = _clock(clock)
-    if word in _DAY_WORDS:
-        back = _DAY_WORDS[word]
-    elif word in _WEEKDAYS:  # "Понедельник в 21:58": the last such day before today
-        back = (now.weekday() - _WEEKDAYS[word]) % 7 or 7
-    else:
-        return None
-    return Shown(times.days_ago(now, back, hour, minute, second), timedelta(minutes=1))
-
-
-def _absolute(text: str, now: datetime) -> Shown | None:
-    found = _DAY_MONTH_YEAR.match(text)
-    if found:
-        day, month = int(found.group(1)), times.month_number(found.group(2))
-        year = _year_for(found.group(3), month, day, now)
-        return _dated(year, month, day, found.groups()[3:])
-    found = _MONTH_DAY_YEAR.match(text)
-    if found:
-        day, month = int(found.group(2)), times.month_number(found.group(1))
-        year = _year_for(found.group(3), month, day, now)
-        return _dated(year, month, day, found.groups()[3:])
-    found = _DOTTED.match(text) or _SLASHED.match(text)
-    if found:
-        a, b, year = int(found.group(1)), int(found.group(2)), int(found.group(3))
-        day, month = (a, b) if found.re is _DOTTED else (b, a)
-        return _dated(year, month, day, found.groups()[3:])
-    return None
-
-
 def read_shown(text: str, fetched_local: datetime) -> Shown | None:
-    """A display time of either version, in Russian or English; None when unreadable."""
-    folded = collapse(text).casefold().replace("\u2009", " ")
-    return _relative(folded, fetched_local) or _absolute(folded, fetched_local)
+    """A display time of either version, in Russian or English; None when unreadable. Read
+    by adapters/dates.py; a relative form gets a minute more slack (the fetch clock is not
+    the server's)."""
+    shown = dates.read(text, fetched_local, _READING)
+    if shown is None:
+        return None
+    slack = timedelta(minutes=1) if shown.relative and shown.has_time else timedelta(seconds=1)
+    return Shown(shown.at, shown.latest - shown.earliest + slack, shown.has_time)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import lru_cache
 from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -33,6 +32,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from tally import times
+from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
@@ -70,17 +70,8 @@ def _topic(url: str) -> re.Match[str] | None:
 # forms of the 2026 payload (`publishedDateRelative` "02 juin", `…Alt` "02/06/2026") and the
 # usual French relative wordings are read too, in case a theme shows them (UNVERIFIED on JV).
 
-_MONTH = r"([^\W\d_]+)\.?"
-_CLOCK = r"(\d{1,2})[:h](\d{2})(?::(\d{2}))?"
-_FULL = re.compile(rf"(\d{{1,2}})(?:er)?\s+{_MONTH}\s+(\d{{4}})(?:\s*(?:à|,|-))?\s+{_CLOCK}")
-_DAY_WORD = re.compile(rf"^(aujourd'hui|hier|avant-hier)(?:\s*(?:à|,))?\s+{_CLOCK}$")
-_TODAY_CLOCK = re.compile(rf"^{_CLOCK}$")
-_AGO = re.compile(r"^il y a\s+(\d+)\s*(s|sec|secondes?|mn|min|minutes?|h|heures?|j|jours?)$")
-_DAY_MONTH = re.compile(rf"^(\d{{1,2}})(?:er)?\s+{_MONTH}$")
-_NUMERIC_DAY = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
-_JUST_NOW = ("à l'instant", "maintenant")
-_DAYS_BACK = {"aujourd'hui": 0, "hier": 1, "avant-hier": 2}
-_UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "j": "days"}
+_READING = dates.Options(bare_clock=True)  # JV lists write today's times as a bare clock
+_NO_ANCHOR = datetime(2000, 1, 1)  # full dates need no fetch time: relative readings are refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,66 +83,19 @@ class Shown:
     dated_only: bool = False  # no time of day on the page
 
 
-def _clock(hour: str, minute: str, second: str | None) -> tuple[int, int, int]:
-    return int(hour), int(minute), int(second or 0)
-
-
-# Every post's date names a month: folding the name (Unicode decomposition) once per spelling
-# instead of once per post. The spellings seen are few; the bound only guards against garbage.
-_month_number = lru_cache(maxsize=256)(times.month_number)
-
-
 def full_date(text: str) -> datetime | None:
     """The first "02 juin 2026 à 22:25:06" in `text` (also "1er", no seconds), naive."""
-    found = _FULL.search(text)
-    if not found:
-        return None
-    day, month_name, year = found.group(1), found.group(2), found.group(3)
-    month = _month_number(month_name)
-    if month is None:
-        return None
-    try:
-        return datetime(int(year), month, int(day), *_clock(*found.group(4, 5, 6)))
-    except ValueError:
-        return None
+    shown = dates.find_first(text, _NO_ANCHOR)
+    return shown.at if shown is not None and not shown.relative else None
 
 
 def read_shown_time(text: str, fetched_local: datetime) -> Shown | None:
-    """Read a JV time as shown, absolute or relative to the fetch wall time (Paris)."""
-    text = collapse(text).replace("’", "'")
-    absolute = full_date(text)
-    if absolute is not None:
-        return Shown(absolute)
-    folded = text.casefold()
-    if folded in _JUST_NOW:
-        return Shown(fetched_local, relative=True)
-    if found := _DAY_WORD.match(folded):
-        back = _DAYS_BACK[found.group(1)]
-        return Shown(times.days_ago(fetched_local, back, *_clock(*found.group(2, 3, 4))), True)
-    if found := _TODAY_CLOCK.match(folded):  # JV lists write today's times as a bare clock
-        return Shown(times.days_ago(fetched_local, 0, *_clock(*found.groups())), True)
-    if found := _AGO.match(folded):
-        unit = _UNIT[found.group(2)[0]]
-        return Shown(times.ago(fetched_local, **{unit: int(found.group(1))}), True)
-    return _read_day_only(folded, fetched_local)
-
-
-def _read_day_only(folded: str, fetched_local: datetime) -> Shown | None:
-    """"02/06/2026" or "02 juin" (the year of the fetch, or the one before): no time of day."""
-    day = month = year = None
-    if found := _NUMERIC_DAY.match(folded):
-        day, month, year = int(found.group(1)), int(found.group(2)), int(found.group(3))
-    elif found := _DAY_MONTH.match(folded):
-        day, month, year = int(found.group(1)), _month_number(found.group(2)), None
-    if day is None or month is None:
+    """Read a JV time as shown, absolute or relative to the fetch wall time (Paris), with the
+    shared reader of adapters/dates.py."""
+    shown = dates.read(text, fetched_local, _READING)
+    if shown is None:
         return None
-    try:
-        at = datetime(year or fetched_local.year, month, day)
-        if year is None and at > fetched_local:
-            at = at.replace(year=at.year - 1)
-    except ValueError:
-        return None
-    return Shown(at, relative=year is None, dated_only=True)
+    return Shown(shown.at, relative=shown.relative, dated_only=not shown.has_time)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from functools import lru_cache
 from math import gcd
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -25,6 +24,7 @@ from lxml import html as lxml_html
 from lxml.html import HtmlElement
 
 from tally import times
+from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import (
     Aside,
@@ -56,92 +56,21 @@ def _parse(data: bytes) -> HtmlElement:
 
 
 # ---------------------------------------------------------------------------------------------
-# Shown times: a tolerant tokenizer (FORUMS.md §2.1 date formats, §2.2 phpBB 2)
+# Shown times (FORUMS.md §2.1 date formats, §2.2 phpBB 2): read by the shared reader of
+# adapters/dates.py, which knows every language pack's names and relative forms.
 
+# Where the date line's date ends: its clock (the rest of a subSilver line is the subject).
 _CLOCK = re.compile(
     r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?",
     re.IGNORECASE,
 )
-_NUMERIC_YMD = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
-_NUMERIC_DMY = re.compile(r"\b(?P<d>\d{1,2})[/.](?P<m>\d{1,2})[/.](?P<y>\d{4})\b")
-_WORD = re.compile(r"[^\W\d_]+\.?")
-_NUMBER = re.compile(r"(?<![\d:])\d+(?![\d:])")
-_TODAY = frozenset(("today", "hoy", "aujourd", "oggi", "hoje", "heute"))
-_YESTERDAY = frozenset(("yesterday", "ayer", "hier", "ieri", "ontem", "gestern"))
-# "less than a minute ago", "hace menos de un minuto", "il y a moins d'une minute"
-_JUST_NOW = re.compile(r"less than a minute|menos de un minuto|moins d.une minute", re.IGNORECASE)
-_MINUTES_AGO = re.compile(r"(?P<n>\d+)\s*(?:minutes?|minutos?|mins?)\b", re.IGNORECASE)
-
-
-_fold = lru_cache(maxsize=2048)(times.fold_word)  # a page repeats the same few words
-_month_of = lru_cache(maxsize=2048)(times.month_number)
-
-
-def _clock_parts(found: re.Match[str]) -> tuple[int, int, int]:
-    hour, minute = int(found["h"]), int(found["mi"])
-    ampm = (found["ampm"] or "").lower()
-    if ampm:  # 'g:i a': 12 am is midnight, 12 pm is noon
-        hour = hour % 12 + (12 if ampm == "p" else 0)
-    return hour, minute, int(found["s"] or 0)
-
-
-def _relative(text: str, words: list[str], fetched_local: datetime,
-              clock: re.Match[str] | None) -> datetime | None:
-    """'Today, 12:02', 'Ayer, 21:58', 'less than a minute ago', '5 minutes ago' (§2.1)."""
-    folded = {_fold(w) for w in words}
-    if clock is not None:
-        for days, names in ((0, _TODAY), (1, _YESTERDAY)):
-            if folded & names:
-                return times.days_ago(fetched_local, days, *_clock_parts(clock))
-        return None
-    if _JUST_NOW.search(text):
-        return fetched_local
-    minutes = _MINUTES_AGO.search(text)
-    if minutes:
-        return times.ago(fetched_local, minutes=int(minutes["n"]))
-    return None
-
-
-def _month(words: list[str]) -> int | None:
-    """The month named in the text. Spanish 'Mar' (martes) and French 'mar' (mardi) are also
-    month names, and the weekday comes first: when two words name months, the last one wins."""
-    months = [m for m in (_month_of(w) for w in words) if m is not None]
-    return months[-1] if months else None
 
 
 def read_shown_time(text: str, fetched_local: datetime) -> datetime | None:
-    """The naive wall time a phpBB date text shows, or None when it shows none."""
-    clock = _CLOCK.search(text)
-    words = _WORD.findall(text)
-    relative = _relative(text, words, fetched_local, clock)
-    if relative is not None or clock is None:
-        return relative
-    hour, minute, second = _clock_parts(clock)
-    rest = text[: clock.start()] + " " + text[clock.end():]
-    numeric = _NUMERIC_YMD.search(rest) or _NUMERIC_DMY.search(rest)
-    if numeric:
-        year, month, day = int(numeric["y"]), int(numeric["m"]), int(numeric["d"])
-    else:
-        month_found = _month(words)
-        numbers = [int(n) for n in _NUMBER.findall(rest)]
-        years = [n for n in numbers if n >= 1000]
-        days = [n for n in numbers if 1 <= n <= 31]
-        if month_found is None or not days:
-            return None
-        month, day = month_found, days[0]
-        year = years[0] if years else _nearest_year(fetched_local, month, day)
-    try:
-        return datetime(year, month, day, hour, minute, second)
-    except ValueError:
-        return None
-
-
-def _nearest_year(fetched_local: datetime, month: int, day: int) -> int:
-    """A date shown without a year is this year's, unless that is still in the future."""
-    year = fetched_local.year
-    if (month, day) > (fetched_local.month, fetched_local.day + 1):
-        return year - 1
-    return year
+    """The naive wall time a phpBB date text shows ("Sun Jan 17, 2016 12:02 pm", "Dom 17 Ene
+    2016, 12:02", "Today, 12:02", "5 minutes ago"), or None when it shows none."""
+    shown = dates.find_last(text, fetched_local)
+    return shown.at if shown is not None else None
 
 
 # ---------------------------------------------------------------------------------------------

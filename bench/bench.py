@@ -1,9 +1,12 @@
 """Benchmarks for the targets of DESIGN.md, as ratios measured in one run (not timed tests).
 
-    python bench/bench.py [--posts 10000] [--per-page 25] [--rounds 5]
+    python bench/bench.py [--posts 10000] [--per-page 25] [--rounds 5] [--engine NAME]
+                          [--ratios-only]
 
 1. Parse + extract against lxml merely parsing the same pages (target: ratio <= 2.0), for the
-   saved pages of every engine and for a synthetic 10,000-post phpBB thread.
+   saved pages of every engine, for a synthetic 10,000-post phpBB thread, and for a synthetic
+   thread of as many posts per other engine template (bench/synthetic.py: full pages grown from
+   a fixture page's own chrome and posts).
 2. A full `tally count --from` over the synthetic thread: wall time and peak memory.
 3. How many HTTP requests a scheduled re-run makes when one page is new, against a local
    server on 127.0.0.1 (target: <= 2).
@@ -19,12 +22,14 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import lxml.html
+import synthetic
 
 from tally import adapters
 from tally import game as game_file
@@ -75,8 +80,10 @@ def fixture_pages(engine: str) -> list[tuple[bytes, PageContext]]:
 
     out = []
     for case in casefiles.case_dirs(engine):
-        for page in casefiles.load_case(case).pages:
-            out.append((page.data, page.ctx))
+        loaded = casefiles.load_case(case)
+        names = tuple(loaded.meta.get("floor_names", ()))  # a board setting (Discuz)
+        for page in loaded.pages:
+            out.append((page.data, replace(page.ctx, floor_names=names)))
     return out
 
 
@@ -196,15 +203,28 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=10000)
     parser.add_argument("--per-page", type=int, default=25)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--engine", help="measure this engine only (ratios only)")
+    parser.add_argument("--ratios-only", action="store_true", help="skip parts 2 and 3")
     args = parser.parse_args()
     extractor = Extractor(game_file.load(GAME))
+    only = [args.engine] if args.engine else list(adapters.engines())
 
     print("1. parse + extract / lxml parse alone (target <= 2.0)")
-    for engine in adapters.engines():
+    for engine in only:
         pages = fixture_pages(engine)
         r, ours, bare, n = ratio(engine, pages, extractor, args.rounds * 4)
         print(f"   {engine:<11} saved pages: {len(pages):3d} pages, {n:5d} posts: ratio {r:4.2f} "
               f"({ours * 1000:7.1f} ms vs {bare * 1000:7.1f} ms)")
+    for template in synthetic.TEMPLATES:
+        if template.engine not in only:
+            continue
+        pages = list(synthetic.thread(template, args.posts))
+        r, ours, bare, n = ratio(template.engine, pages, extractor, args.rounds)
+        where = f"{template.case}, {len(pages)} pages of {template.per_page}"
+        print(f"   {template.engine:<11} synthetic ({where}), {n} posts: ratio {r:4.2f} "
+              f"({ours:5.2f} s vs {bare:5.2f} s)")
+    if "phpbb" not in only:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         pages_dir = folder / "thread"
@@ -214,6 +234,8 @@ def main() -> None:
         r, ours, bare, n = ratio("phpbb", pages, extractor, args.rounds)
         print(f"   phpbb       synthetic: {count} pages, {n} posts: ratio {r:4.2f} "
               f"({ours:5.2f} s vs {bare:5.2f} s)")
+        if args.ratios_only:
+            return
         wall, peak = full_count(pages_dir)
         print(f"2. tally count --from, {n} posts in {count} pages: {wall:5.2f} s, "
               f"peak memory {peak:6.1f} MiB")

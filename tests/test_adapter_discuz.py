@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import casefiles
 import pytest
@@ -12,7 +14,8 @@ from tally import times
 from tally.adapters import for_url, sniff
 from tally.adapters.base import PageContext
 from tally.adapters.discuz import Discuz, read_shown_time
-from tally.errors import NotAThreadPage, TruncatedPage
+from tally.errors import ForumError, NotAThreadPage, TruncatedPage
+from tally.model import Page
 
 ENGINE = Discuz()
 CASES = casefiles.case_dirs("discuz")
@@ -22,8 +25,24 @@ FETCHED = times.parse_iso("2026-11-20T04:00:00Z")  # 12:00 in Shanghai
 NOON = datetime(2026, 11, 20, 12, 0, 0)  # the same instant as a Shanghai wall time
 
 
-def ctx(url: str = BASE + "forum.php?mod=viewthread&tid=88231&page=2") -> PageContext:
-    return PageContext(url=url, fetched_at=FETCHED, zone="Asia/Shanghai")
+def ctx(url: str = BASE + "forum.php?mod=viewthread&tid=88231&page=2",
+        floor_names: tuple[str, ...] = ()) -> PageContext:
+    return PageContext(url=url, fetched_at=FETCHED, zone="Asia/Shanghai", floor_names=floor_names)
+
+
+class Board:
+    """ENGINE reading a case's pages with the board's floor names from its case.toml (the
+    game file's thread.floor_names), which casefiles.load_case does not pass on (yet)."""
+
+    def __init__(self, case_dir: Path) -> None:
+        meta = casefiles.load_case(case_dir).meta
+        self.floor_names = tuple(meta.get("floor_names", ()))
+
+    def parse_page(self, data: bytes, page_ctx: PageContext) -> Page:
+        return ENGINE.parse_page(data, replace(page_ctx, floor_names=self.floor_names))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(ENGINE, name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -31,12 +50,12 @@ def ctx(url: str = BASE + "forum.php?mod=viewthread&tid=88231&page=2") -> PageCo
 
 
 def test_there_are_cases() -> None:
-    assert {p.name for p in CASES} >= {"trigger-utf8", "gbk-old"}
+    assert {p.name for p in CASES} >= {"trigger-utf8", "gbk-old", "postnocustom-utf8"}
 
 
 @pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
 def test_case_pages(case_dir: Path) -> None:
-    for saved, page in casefiles.check_case(ENGINE, case_dir):
+    for saved, page in casefiles.check_case(Board(case_dir), case_dir):
         for post in page.posts:
             assert post.permalink.startswith(saved.ctx.url.split("/", 3)[0])
             assert f"pid={post.id}" in post.permalink
@@ -45,7 +64,7 @@ def test_case_pages(case_dir: Path) -> None:
 @pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
 def test_next_url_leads_to_the_next_saved_page(case_dir: Path) -> None:
     case = casefiles.load_case(case_dir)
-    pages = [ENGINE.parse_page(saved.data, saved.ctx) for saved in case.pages]
+    pages = [Board(case_dir).parse_page(saved.data, saved.ctx) for saved in case.pages]
     for page, following in zip(pages, case.pages[1:]):
         assert page.next_url == following.ctx.url
     assert pages[-1].next_url is None
@@ -255,12 +274,47 @@ def test_deleted_stub_and_stickied_copy_are_left_out_with_a_note() -> None:
                           "post 777: shown as deleted, with no author or time")
 
 
-def test_custom_floor_name_falls_back_on_page_order() -> None:
-    page = _parse(_page(_post_html(pid=1, floor="<em>11</em><sup>#</sup>"),
-                        _post_html(pid=2, floor="报纸")))
-    assert [p.position for p in page.posts] == [11, 12]
-    assert page.posts[1].notes == (("floor shown as '报纸' (a custom floor name): position 12 "
-                                   "counted from the page order (page 2, 10 a page)"),)
+POSTNOCUSTOM = casefiles.FIXTURES / "discuz" / "postnocustom-utf8"
+BOARD_FLOORS = ("楼主", "沙发", "藤椅", "板凳", "报纸", "地板")
+
+
+def test_the_boards_own_floor_names_give_floors_3_to_6() -> None:
+    case = casefiles.load_case(POSTNOCUSTOM)
+    assert case.meta["floor_names"] == list(BOARD_FLOORS)
+    saved = case.pages[0]
+    page = ENGINE.parse_page(saved.data, replace(saved.ctx, floor_names=BOARD_FLOORS))
+    shown = {post.position: post.id for post in page.posts}
+    # 板凳 and 地板 are floors 4 and 6 on this board, not the stock 3 and 4 (T1 floor triggers).
+    assert [post.position for post in page.posts] == list(range(1, 11))
+    assert [shown[n] for n in (3, 4, 5, 6)] == ["2310461", "2310463", "2310470", "2310474"]
+    assert all(not post.notes for post in page.posts)
+
+
+def test_without_the_boards_names_its_floor_name_is_an_error_naming_it() -> None:
+    saved = casefiles.load_case(POSTNOCUSTOM).pages[0]
+    with pytest.raises(ForumError) as caught:
+        ENGINE.parse_page(saved.data, saved.ctx)  # no thread.floor_names: the stock names
+    assert str(caught.value) == (
+        "Discuz!: https://bbs.sharenet.example/forum.php?mod=viewthread&tid=90417: post 2310461: "
+        "floor name '藤椅' is not one of the stock names (楼主, 沙发, 板凳, 地板); list the "
+        "board's floor names, first = floor 1, in thread.floor_names")
+    assert caught.value.exit_code == 4
+
+
+def test_a_floor_name_the_board_does_not_declare_is_an_error() -> None:
+    html = _page(_post_html(pid=1, floor="楼主"), _post_html(pid=2, floor="报纸"))
+    with pytest.raises(ForumError, match=r"post 2: floor name '报纸' is not one of the game "
+                                         r"file's thread.floor_names \(楼主, 沙发, 板凳\)"):
+        ENGINE.parse_page(html.encode(), ctx(floor_names=("楼主", "沙发", "板凳")))
+
+
+def test_stock_names_and_numbers_without_declared_names() -> None:
+    page = _parse(_page(_post_html(pid=1, floor="板凳"), _post_html(pid=2, floor="地板"),
+                        _post_html(pid=3, floor="<em>11</em><sup>#</sup>"),
+                        _post_html(pid=4, floor="")))
+    assert [p.position for p in page.posts] == [3, 4, 11, 14]
+    assert page.posts[3].notes == ("floor not shown: position 14 counted from the page order "
+                                   "(page 2, 10 a page)",)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -473,3 +473,93 @@ def test_crawl_of_real_fixture_pages(
     again = read()
     assert len(server.log) == len(by_number) + 1  # only the last page again
     assert [post.id for post in again.posts] == [post.id for post in thread.posts]
+
+
+# ---------------------------------------------------------------------------------------------
+# A post deleted between two page fetches of one crawl, in real engines' markup (issue 3): the
+# pages are rendered live by the fixture generators from a thread that loses a post right after
+# page 1 is served, so the first post of page 2 moves onto page 1, which is not fetched again.
+
+
+def _generator(path: Path, name: str) -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class LiveThread:
+    """A thread of `rows` (stable post ids) that a local server renders page by page."""
+
+    def __init__(self, engine_name: str, per_page: int) -> None:
+        import casefiles
+
+        self.engine_name = engine_name
+        self.per_page = per_page
+        if engine_name == "phpbb":  # phpBB 3.3 prosilver, the kira-en generator
+            self.gen = _generator(casefiles.FIXTURES / "phpbb" / "kira-en" / "make_pages.py",
+                                  "kira_pages_live")
+            self.gen.PER_PAGE = per_page
+            self.rows: list[Any] = list(enumerate(self.gen.POSTS[:12]))
+            self.url = "/viewtopic.php?f=3&t=412"
+            self.ids = [str(self.gen.FIRST_ID + index) for index, _ in self.rows]
+        else:  # IPB 3.4, Russian, the mafia-ipb3-ru generator (absolute links to its board)
+            self.gen = _generator(casefiles.FIXTURES / "invision" / "mafia-ipb3-ru" /
+                                  "make_pages.py", "mafia_pages_live")
+            self.rows = list(self.gen.POSTS[:12])
+            self.url = self.gen.TOPIC
+            self.ids = [str(row["pid"]) for row in self.rows]
+
+    def delete(self, position: int) -> None:
+        del self.rows[position - 1]
+
+    def render(self, number: int) -> bytes:
+        count = -(-len(self.rows) // self.per_page)
+        number = min(number, count)
+        start = (number - 1) * self.per_page
+        shown = self.rows[start:start + self.per_page]
+        if self.engine_name == "phpbb":
+            html = self.gen.page_html(number, count,
+                                      [self.gen.post_html(index, row) for index, row in shown])
+        else:  # IPB 3 numbers the posts as it shows them ("#n"), so a deletion renumbers them
+            self.gen.POSTS = [dict(row, n=n) for n, row in enumerate(self.rows, start=1)]
+            self.gen.PAGES = tuple(self.gen.TOPIC if n == 1 else f"{self.gen.TOPIC}page-{n}"
+                                   for n in range(1, count + 1))
+            self.gen.PAGE_OF = [(s, min(s + self.per_page, len(self.rows)))
+                                for s in range(0, len(self.rows), self.per_page)]
+            html = self.gen.page_html(number)
+        return html.encode("utf-8")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "tally/crawl.py fetches pages first to last and never re-reads a page once read: the post "
+    "that a deletion moves onto an already fetched page is lost (reported; the fix is in crawl)"))
+@pytest.mark.parametrize("engine_name", ["phpbb", "invision"])
+def test_a_post_deleted_between_two_page_fetches_loses_nothing_and_counts_nothing_twice(
+    engine_name: str, server: HTTPServer, store: Store,
+) -> None:
+    engine = adapters.get(engine_name)
+    live = LiveThread(engine_name, per_page=5)  # pages: 1-5, 6-10, 11-12
+    served: list[int] = []
+
+    def serve(request: Request) -> Response:
+        number = engine.page_number(request.url, live.per_page)
+        served.append(number)
+        body = live.render(number)
+        if served == [1]:
+            live.delete(3)  # right after page 1 went out: post 6 moves onto page 1
+        return Response(body, content_type="text/html; charset=utf-8")
+
+    server.expect_request(re.compile(".*")).respond_with_handler(serve)
+    session = requests.Session()
+    for scheme in ("http://", "https://"):  # the IPB pages link their own board: kept local
+        session.mount(scheme, ToLocal(f"127.0.0.1:{server.port}"))
+    url = server.url_for(live.url) if engine_name == "phpbb" else live.url
+    thread = read_thread(url, engine, zone="Europe/Moscow", store=store,
+                         fetcher=Fetcher(delay=0, retries=1, session=session), per_page=5)
+    got = [post.id for post in thread.posts]
+    assert sorted(got) == sorted(live.ids), f"served pages {served}"  # none lost (C6: the
+    assert len(got) == len(set(got))  # deleted one is kept), none twice

@@ -1,0 +1,209 @@
+"""adapters/dates.py: the one reader of shown dates, for every engine and language.
+
+Property tests: a random wall time rendered in a board's format and read back is the same wall
+time (each language and format of FORUMS.md, with the variations language packs show: case,
+accents, trailing dots, weekday prefixes, 12/24-hour clocks). Then the strict side: what it
+cannot read gives None, never a guess.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tally.adapters import dates
+
+# Names as the language packs print them (rendering side, written independently of dates.py).
+EN_MONTHS = "January February March April May June July August September October November December".split()
+EN_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+ES_MONTHS = "Enero Febrero Marzo Abril Mayo Junio Julio Agosto Septiembre Octubre Noviembre Diciembre".split()
+ES_MON = "Ene Feb Mar Abr May Jun Jul Ago Sep Oct Nov Dic".split()
+ES_DAYS = "Lunes Martes Miércoles Jueves Viernes Sábado Domingo".split()
+ES_DAY = "Lun Mar Miér Jue Vie Sáb Dom".split()
+FR_MONTHS = "janvier février mars avril mai juin juillet août septembre octobre novembre décembre".split()
+FR_MON = "janv. févr. mars avr. mai juin juil. août sept. oct. nov. déc.".split()
+FR_DAY = "Lun Mar Mer Jeu Ven Sam Dim".split()
+RU_MONTHS_GEN = "января февраля марта апреля мая июня июля августа сентября октября ноября декабря".split()
+RU_MON = "янв фев мар апр май июн июл авг сен окт ноя дек".split()
+
+WALL = st.datetimes(min_value=datetime(2001, 1, 1), max_value=datetime(2035, 12, 31))
+NOW = datetime(2026, 6, 3, 14, 30, 15)  # the fetch time as a wall time in the board's zone
+
+
+def _no_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+def _h12(at: datetime, upper: bool) -> str:
+    suffix = "pm" if at.hour >= 12 else "am"
+    return f"{at.hour % 12 or 12}:{at.minute:02d} {suffix.upper() if upper else suffix}"
+
+
+Render = Callable[[datetime, bool], str]  # (wall time, variant flag) -> shown text
+
+ABSOLUTE: dict[str, Render] = {
+    # English: phpBB "D M d, Y g:i a", "l F j, Y H:i", IPB 3 "d F Y - H:i"
+    "en D M d, Y g:i a": lambda t, v: f"{EN_DAYS[t.weekday()][:3]} {EN_MONTHS[t.month - 1][:3]} "
+                                      f"{t.day:02d}, {t.year} {_h12(t, v)}",
+    "en l F j, Y H:i": lambda t, v: f"{EN_DAYS[t.weekday()]} {EN_MONTHS[t.month - 1]} {t.day}, "
+                                    f"{t.year} {t:%H:%M}",
+    "en d F Y - H:i": lambda t, v: f"{t.day:02d} {EN_MONTHS[t.month - 1]} {t.year} - {t:%H:%M}",
+    # Spanish: Forumotion "D d M Y, H:i" (accents and dots as packs vary), long form with "de"
+    "es D d M Y, H:i": lambda t, v: (
+        f"{(_no_accents if v else str)(ES_DAY[t.weekday()])} {t.day:02d} "
+        f"{ES_MON[t.month - 1].lower() + '.' if v else ES_MON[t.month - 1]} {t.year}, {t:%H:%M}"),
+    "es l d de F de Y a las H:i": lambda t, v: f"{ES_DAYS[t.weekday()]} {t.day} de "
+                                               f"{ES_MONTHS[t.month - 1]} de {t.year} a las {t:%H:%M}",
+    # French: Forumotion "D d M Y - H:i", JV "d F Y à H:i:s"
+    "fr D d M Y - H:i": lambda t, v: f"{FR_DAY[t.weekday()]} {t.day:02d} "
+                                     f"{_no_accents(FR_MON[t.month - 1]) if v else FR_MON[t.month - 1]}"
+                                     f" {t.year} - {t:%H:%M}",
+    "fr d F Y à H:i:s": lambda t, v: f"{'1er' if t.day == 1 and v else f'{t.day:02d}'} "
+                                     f"{FR_MONTHS[t.month - 1]} {t.year} à {t:%H:%M:%S}",
+    # Russian: IPB 3 "d F Y - H:i" (genitive), "j F Y в H:i", abbreviated "d M Y, H:i"
+    "ru d F Y - H:i": lambda t, v: f"{t.day:02d} {RU_MONTHS_GEN[t.month - 1]} {t.year} - {t:%H:%M}",
+    "ru j F Y в H:i": lambda t, v: f"{t.day} {RU_MONTHS_GEN[t.month - 1]} {t.year} г. в {t:%H:%M}",
+    "ru d M Y, H:i": lambda t, v: f"{t.day:02d} {RU_MON[t.month - 1]}{'.' if v else ''} {t.year}, "
+                                  f"{t:%H:%M}",
+    # Chinese: Discuz dgmdate "Y-n-j H:i" and with seconds
+    "zh Y-n-j H:i": lambda t, v: f"{t.year}-{t.month}-{t.day} {t:%H:%M}",
+    "zh Y-n-j H:i:s": lambda t, v: f"{t.year}{'/' if v else '-'}{t.month}{'/' if v else '-'}"
+                                   f"{t.day} {t:%H:%M:%S}",
+}
+WITH_SECONDS = {"fr d F Y à H:i:s", "zh Y-n-j H:i:s"}
+
+
+@pytest.mark.parametrize("form", sorted(ABSOLUTE))
+@given(wall=WALL, variant=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_absolute_forms_read_back_to_the_same_wall_time(form: str, wall: datetime,
+                                                        variant: bool) -> None:
+    wall = wall.replace(microsecond=0, second=wall.second if form in WITH_SECONDS else 0)
+    text = ABSOLUTE[form](wall, variant)
+    shown = dates.read(text, NOW)
+    assert shown is not None, text
+    assert (shown.at, shown.has_time, shown.relative) == (wall, True, False), text
+    assert shown.earliest <= wall <= shown.latest
+
+
+# Relative forms: (render from a wall time on the fetch day or the day before, days back)
+DAY_WORD: dict[str, tuple[str, str]] = {  # language: (today's form, yesterday's form), {} = clock
+    "en": ("Today, {}", "Yesterday at {}"),
+    "es": ("Hoy a las {}", "Ayer, {}"),
+    "fr": ("Aujourd'hui à {}", "Hier à {}"),
+    "ru": ("Сегодня, {}", "Вчера в {}"),
+    "zh": ("今天 {}", "昨天 {}"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(DAY_WORD))
+@given(minutes=st.integers(min_value=0, max_value=2 * 24 * 60 - 1), twelve=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_today_and_yesterday_read_back(language: str, minutes: int, twelve: bool) -> None:
+    start = datetime(NOW.year, NOW.month, NOW.day) - timedelta(days=1)
+    wall = start + timedelta(minutes=minutes)
+    back = (NOW.date() - wall.date()).days
+    clock = _h12(wall, False) if twelve and language == "en" else f"{wall:%H:%M}"
+    text = DAY_WORD[language][back].format(clock)
+    shown = dates.read(text, NOW)
+    assert shown is not None, text
+    assert (shown.at, shown.relative) == (wall, True), text
+
+
+AGO: dict[str, tuple[str, str]] = {  # (form with N, unit): read as the fetch time minus N units
+    "en minutes": ("{} minutes ago", "minutes"),
+    "en hours": ("{} hours ago", "hours"),
+    "es minutos": ("hace {} minutos", "minutes"),
+    "fr min": ("il y a {} min", "minutes"),
+    "fr heures": ("il y a {} heures", "hours"),
+    "ru минут": ("{} минут назад", "minutes"),
+    "ru часов": ("{} часов назад", "hours"),
+    "zh 分钟前": ("{} 分钟前", "minutes"),
+    "zh 小时前": ("{}小时前", "hours"),
+    "zh 秒前": ("{} 秒前", "seconds"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(AGO))
+@given(count=st.integers(min_value=1, max_value=59))
+@settings(max_examples=30, deadline=None)
+def test_durations_ago_read_back(form: str, count: int) -> None:
+    pattern, unit = AGO[form]
+    shown = dates.read(pattern.format(count), NOW)
+    wall = NOW - timedelta(**{unit: count})
+    assert shown is not None and shown.at == wall and shown.relative
+    assert shown.earliest <= wall <= shown.latest
+
+
+@pytest.mark.parametrize(("text", "wall"), [
+    ("Dom 17 Ene 2016, 12:02", datetime(2016, 1, 17, 12, 2)),
+    ("Mar 19 Ene 2016, 21:58", datetime(2016, 1, 19, 21, 58)),  # Martes, not marzo
+    ("mar. 19 janv. 2016 - 21:58", datetime(2016, 1, 19, 21, 58)),  # mardi, not mars
+    ("Sept 3, 2016 9:05 pm", datetime(2016, 9, 3, 21, 5)),
+    ("3 Sept 2016 21:05", datetime(2016, 9, 3, 21, 5)),
+    ("12 ene. 2016 09:00", datetime(2016, 1, 12, 9, 0)),
+    ("3 févr 2016, 09:00", datetime(2016, 2, 3, 9, 0)),
+    ("3 мая 2016, 09:00", datetime(2016, 5, 3, 9, 0)),
+    ("3 октября 2016 в 09:00", datetime(2016, 10, 3, 9, 0)),
+    ("Sun Jan 17, 2016 12:02 a.m.", datetime(2016, 1, 17, 0, 2)),
+    ("Sun Jan 17, 2016 12:02 PM", datetime(2016, 1, 17, 12, 2)),
+    ("2009-8-16 20:46", datetime(2009, 8, 16, 20, 46)),
+    ("09.10.2017 23:20", datetime(2017, 10, 9, 23, 20)),
+    ("刚刚", NOW),
+    ("半小时前", NOW - timedelta(minutes=30)),
+    ("前天 09:12", datetime(2026, 6, 1, 9, 12)),
+    ("3 天前", datetime(2026, 5, 31)),
+    ("less than a minute ago", NOW),
+    ("Aujourd’hui à 21:58", datetime(2026, 6, 3, 21, 58)),
+])
+def test_named_forms(text: str, wall: datetime) -> None:
+    shown = dates.read(text, NOW)
+    assert shown is not None and shown.at == wall, text
+
+
+def test_a_date_without_year_is_the_last_such_date() -> None:
+    shown = dates.read("28 décembre", NOW)
+    assert shown is not None and (shown.at, shown.has_time, shown.relative) == (
+        datetime(2025, 12, 28), False, True)
+
+
+def test_slashed_dates_follow_the_board() -> None:
+    assert dates.read("10/09/2017 21:20", NOW).at == datetime(2017, 9, 10, 21, 20)
+    us = dates.read("10/09/2017 09:20 PM", NOW, dates.Options(day_first=False))
+    assert us is not None and us.at == datetime(2017, 10, 9, 21, 20)
+
+
+def test_the_last_and_first_dates_inside_a_header() -> None:
+    header = "Sujet: Re: vote du 17 Ene 2016, 12:00  Miér 20 Ene 2016, 22:01"
+    last = dates.find_last(header, NOW)
+    assert last is not None and (last.at, last.text) == (datetime(2016, 1, 20, 22, 1),
+                                                          "Miér 20 Ene 2016, 22:01")
+    first = dates.find_first("Le 03 août 2025 à 00:00:59 Pseudo a écrit :", NOW)
+    assert first is not None and first.at == datetime(2025, 8, 3, 0, 0, 59)
+
+
+@pytest.mark.parametrize("text", [
+    "", "whenever", "31 February 2017 - 10:00", "Funday at 9:00", "17 Foo 2016, 12:00",
+    "Lun 32 Ene 2016, 12:00", "25:10", "Hoy", "demain à 10:00", "上周", "13:00 pm 17 Jan 2016",
+    "vote 17 Jan 2016 12:00",  # a word before the date that is no part of it
+    "il y a longtemps", "5 parsecs ago",
+])
+def test_what_it_cannot_read_is_none_never_a_guess(text: str) -> None:
+    assert dates.read(text, NOW) is None
+
+
+def test_a_bare_clock_is_today_only_where_the_board_writes_it_so() -> None:
+    assert dates.read("05:01:02", NOW) is None
+    jv = dates.read("05:01:02", NOW, dates.Options(bare_clock=True))
+    assert jv is not None and jv.at == datetime(2026, 6, 3, 5, 1, 2)
+
+
+def test_month_and_weekday_names_are_data() -> None:
+    assert dates.month_number("Févr.") == 2 and dates.month_number("октября") == 10
+    assert dates.month_number("Dom") is None and dates.month_number("Miér") is None
+    assert dates.WEEKDAYS["mier"] == frozenset({3}) and dates.DAY_WORDS["aujourd'hui"] == 0
