@@ -44,7 +44,6 @@ from dataclasses import dataclass, field, replace
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
 from tally.model import Finding, Outcome, Tally
-from tally.names import normalise
 from tally.rules import validity as v
 from tally.rules.change import settle
 from tally.rules.outcome import Pile, not_voting, piles, tally
@@ -93,12 +92,6 @@ def owl_pick(ctx: Context) -> Event | None:
 # Validity: who votes in which round, for whom
 
 
-def _not_a_player(reading: Reading, ctx: Context) -> str:
-    staff = {normalise(s) for s in ctx.game.staff}
-    who = "staff" if normalise(reading.post.author) in staff else "not on the roster"
-    return f"not a player: {reading.post.author} is {who}"
-
-
 def electorate(rule_one: str, rule_two: str) -> Stage:
     """L1: in round one every player votes, ghosts included; L4: in round two only the living
     who are not suspects."""
@@ -106,9 +99,7 @@ def electorate(rule_one: str, rule_two: str) -> Stage:
     def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
         voter, at = reading.voter, reading.post.created_at
         rule = rule_one if round_of(ctx.day.number) == 1 else rule_two
-        if voter is None:
-            return void_steps(reading, rule, _not_a_player(reading, ctx)), ()
-        if rule == rule_one:
+        if voter is None or rule == rule_one:  # a non-player's post holds no vote (reading)
             return reading, ()
         died = ctx.life.death(voter, at)
         if died is not None:

@@ -89,7 +89,7 @@ class Preset(Generic[Opts]):
         options = self.options(game)
         ctx = Context(game=game, day=day, as_of=as_of, history=history, preset=self.name,
                       syntax=self.syntax, notes=self.notes(options))
-        readings, findings = as_at(readings_of(ballots), ctx)
+        readings, findings = as_at(readings_of(ballots, game), ctx)
         for stage in self.validity(options):
             readings, found = stage(readings, ctx)
             findings += found

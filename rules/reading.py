@@ -3,18 +3,28 @@
 A `Reading` is a Ballot being judged: its actions as `Step`s, each of which a validity policy may
 void (with a rule id and a reason). Policies never drop a reading: every post in the window keeps
 exactly one reading and so gets exactly one verdict (C4).
+
+Some posts cast nothing whatever they say, and are "not a vote" with the reason in `silent`: a
+post by the GM or another staff account (the game file's `staff`) or by anyone not on the roster
+(only players vote: K2, E2, L1, R2), and a post whose only vote is a format example ("Voto:
+Nombre", tally.extract). Their vote words stay on the audit's evidence line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from tally import times
 from tally.game import Day, Event, Game, VoteSyntax
 from tally.model import Action, Ballot, Finding, Post
+from tally.names import normalise
+
+if TYPE_CHECKING:  # built lazily (Context.extractor): most judgements never need it
+    from tally.extract import Extractor
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +83,7 @@ class Context:
         return min(self.as_of, self.day.deadline)
 
     @cached_property
-    def extractor(self):  # type: ignore[no-untyped-def]  # tally.extract.Extractor, built lazily
+    def extractor(self) -> Extractor:
         from tally.extract import Extractor
 
         return Extractor(self.game, self.syntax)
@@ -128,21 +138,38 @@ class Life:
 # Building readings
 
 
-def readings_of(ballots: Iterable[Ballot]) -> tuple[Reading, ...]:
+def readings_of(ballots: Iterable[Ballot], game: Game) -> tuple[Reading, ...]:
     """One reading per post id, in thread order, whatever order or duplicates the input has."""
     unique: dict[str, Ballot] = {}
     for ballot in ballots:
         unique.setdefault(ballot.post.id, ballot)
     ordered = sorted(unique.values(), key=lambda b: (b.post.position, b.post.created_at, b.post.id))
-    return tuple(_reading(b) for b in ordered)
+    staff = _staff(game)
+    return tuple(_reading(b, staff) for b in ordered)
 
 
-def _reading(ballot: Ballot) -> Reading:
+def _staff(game: Game) -> frozenset[str]:
+    return frozenset(normalise(s) for s in game.staff)
+
+
+def _reading(ballot: Ballot, staff: Collection[str]) -> Reading:
     # Parse notes (a DST gap or overlap and the reading chosen, a machine time that disagrees
     # with the shown one) travel with every post so the audit can show them (DESIGN.md "Time").
-    shown = (f"time shown: {ballot.post.time_text}",) if ballot.actions else ()
-    evidence = shown + tuple(f"note: {n}" for n in ballot.post.notes)
-    return Reading(ballot, tuple(Step(a) for a in ballot.actions), evidence)
+    post = ballot.post
+    written = ballot.actions or ballot.examples
+    shown = (f"time shown: {post.time_text}",) if written else ()
+    evidence = shown + tuple(f"note: {n}" for n in post.notes)
+    if ballot.voter is None:  # only players vote, so nothing here is a vote (C4)
+        who = ("posted by the GM (staff), who does not vote" if normalise(post.author) in staff
+               else "posted by a non-player")
+        phrases = tuple(a.text or a.kind for a in ballot.actions) + ballot.examples
+        said = (f"vote words: {'; '.join(repr(p) for p in phrases)}",) if phrases else ()
+        return Reading(ballot, (), evidence + said, silent=who)
+    examples = tuple(f"a format example: {e!r}" for e in ballot.examples)
+    if not ballot.actions and examples:
+        return Reading(ballot, (), evidence, silent="; ".join(examples))
+    return Reading(ballot, tuple(Step(a) for a in ballot.actions), evidence, remarks=tuple(
+        f"ignored {e}" for e in examples))
 
 
 def void_steps(reading: Reading, rule: str, reason: str,
@@ -192,7 +219,7 @@ def _reread(reading: Reading, old: Post, ctx: Context, why: str) -> Reading:
     """Judge `old` (an earlier copy) in place of the current post, keeping its id and place."""
     post = reading.post
     kept = replace(old, id=post.id, position=post.position, permalink=post.permalink or old.permalink)
-    fresh = _reading(ctx.extractor.ballot(kept))
+    fresh = _reading(ctx.extractor.ballot(kept), _staff(ctx.game))
     assert old.fetched_at is not None
     stamp = f"{old.fetched_at:%Y-%m-%d %H:%M:%S} UTC"
     return replace(fresh, evidence=fresh.evidence + (f"{why}; judged on the copy fetched {stamp}",))

@@ -49,14 +49,13 @@ def late(rule: str, precision: str) -> Stage:
 
 
 def voter_may_vote(rule: str, dead_rule: str) -> Stage:
-    """K2: only players alive at the time of the post vote; K12: a dead voter's vote is frozen."""
+    """K2: only players alive at the time of the post vote; K12: a dead voter's vote is frozen.
+    A post by staff or a non-player carries no steps to void: it is no vote at all (reading)."""
 
     def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
         post = reading.post
         if reading.voter is None:
-            who = "staff" if normalise(post.author) in {normalise(s) for s in ctx.game.staff} \
-                else "not on the roster"
-            return void_steps(reading, rule, f"not a player: {post.author} is {who}"), ()
+            return reading, ()
         died = ctx.life.death(reading.voter, post.created_at)
         if died is None:
             return reading, ()
@@ -85,14 +84,14 @@ def edit_marker(rule: str, revoke_rule: str, void_revokes: bool, void_votes: boo
         staff = {normalise(s) for s in ctx.game.staff}
         if edit.editor and normalise(edit.editor) in staff:
             kept = f"edited by staff {edit.editor}, kept"
-            return _with(reading, evidence=evidence, remarks=reading.remarks + (kept,)), ()
+            return replace(reading, evidence=evidence, remarks=reading.remarks + (kept,)), ()
         reason = f"edit marker '{edit.text}'"
         if edit.edited_at is None:
             reason += " (the marker has no date: taken as made before the deadline)"
         voided = void_steps(reading, rule, reason, kinds)
         if void_revokes:
             voided = void_steps(voided, revoke_rule, f"revoke in an edited post: {reason}", ("unvote",))
-        return _with(voided, evidence=evidence), ()
+        return replace(voided, evidence=evidence), ()
 
     return each(check)
 
@@ -113,7 +112,7 @@ def target_alive(rule: str) -> Stage:
                 since = f" (died {ctx.clock(died, at)})" if died else ""
                 reading = void_steps(reading, rule, f"{target} was not alive at "
                                      f"{ctx.clock(at)}{since}", ("vote",),
-                                     only=lambda a, t=target: a.target == t)
+                                     only=_aimed_at(target))
         return reading, ()
 
     return each(check)
@@ -127,7 +126,7 @@ def joke(rule: str) -> Stage:
             if step.void is None and step.action.joke:
                 text = step.action.text or step.action.written
                 reading = void_steps(reading, rule, f"joke vote: '{text}'", ("vote", "no_elimination"),
-                                     only=lambda a, x=step.action: a is x)
+                                     only=_this(step.action))
         return reading, ()
 
     return each(check)
@@ -160,7 +159,7 @@ def names_resolved(rule: str = "C2") -> Stage:
             if match.player is not None and match.how not in _UNRESOLVED:
                 continue
             reason = unresolved_reason(match)
-            reading = void_steps(reading, rule, reason, ("vote",), only=lambda a, x=step.action: a is x)
+            reading = void_steps(reading, rule, reason, ("vote",), only=_this(step.action))
             if match.how != "ignored":
                 where = f" (written by {reading.voter or reading.post.author} in post {reading.post.id})"
                 findings.append(Finding(rule, unresolved_reason(match, where), reading.post.id,
@@ -181,5 +180,10 @@ def unresolved_reason(match: NameMatch, where: str = "") -> str:
     return f"{head}: no player on the roster is close"
 
 
-def _with(reading: Reading, **changes: object) -> Reading:
-    return replace(reading, **changes)  # type: ignore[arg-type]
+# Which steps a policy voids, bound now: a lambda in a loop would see the loop's last value.
+def _aimed_at(target: str) -> Callable[[Action], bool]:
+    return lambda action: action.target == target
+
+
+def _this(action: Action) -> Callable[[Action], bool]:
+    return lambda other: other is action

@@ -12,6 +12,13 @@ Forms, case-insensitive, anywhere on a line:
   to a roster name (exact, alias, fuzzy, or a near miss the GM must see).
 A target runs to the end of its line or to the next vote word on it. A vote needs a target:
 "vote: ?" or a bare "vote" is not a vote.
+
+A target that is a format placeholder of the language pack ("Voto: Nombre", "##vote PlayerName",
+"投票 X"; tally.syntax.placeholders) is a format example, not a vote, unless the roster has a
+player of that name: the Ballot keeps the phrase in `examples` so the audit can say so (C4).
+A strict form is an example when its target begins with a placeholder ("Voto: Nombre del
+jugador votado"); a loose one only when the whole target is one ("vote name your suspect" is
+prose).
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from tally.errors import InputError
 from tally.game import Game, VoteSyntax
 from tally.model import Action, Ballot, NameMatch, Post
 from tally.names import Roster, normalise
-from tally.syntax import PACKS, pack
+from tally.syntax import PACKS, pack, placeholders
 
 _NEVER = r"(?!)"  # an alternative that matches nothing, for an empty word list
 
@@ -58,6 +65,16 @@ def _alternation(words: Iterable[str]) -> str:
 def _names_nobody(match: NameMatch) -> bool:
     """No player, and nothing the GM should look at: a loose "<word> X" that is just prose."""
     return match.how == "unknown" or (match.how == "mixed_script" and match.runner_up is None)
+
+
+_REAL = frozenset({"exact", "alias", "resolution"})  # the roster really has that name
+
+
+@dataclass(frozen=True, slots=True)
+class _Example:
+    """A vote phrase whose target is a format placeholder: "Voto: Nombre"."""
+
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +130,8 @@ class Extractor:
         self._patterns = tuple(self._compile(p) for p in syntax.patterns)
         self._joke = re.compile(_alternation(syntax.joke_markers), re.IGNORECASE)
         self._no_elimination = tuple(normalise(w) for w in syntax.no_elimination if normalise(w))
+        self._placeholders = placeholders(syntax.language)
+        self._placeholder_words = max(len(p.split(" ")) for p in self._placeholders)
 
     def _compile(self, pattern: str) -> re.Pattern[str]:
         try:
@@ -127,12 +146,20 @@ class Extractor:
     # -- public ------------------------------------------------------------------------------
     def ballot(self, post: Post) -> Ballot:
         voter = self.roster.voter(post.author, post.author_id, post.created_at)
-        return Ballot(post=post, voter=voter, actions=self.actions(post.body.own, post.body.bold))
+        found = self._found(post.body.own, post.body.bold)
+        actions = tuple(f for f in found if isinstance(f, Action))
+        if len(actions) == len(found):
+            return Ballot(post=post, voter=voter, actions=actions)
+        examples = tuple(f.text for f in found if isinstance(f, _Example))
+        return Ballot(post=post, voter=voter, actions=actions, examples=examples)
 
     def actions(self, text: str, bold: tuple[str, ...] = ()) -> tuple[Action, ...]:
         """Vote actions in `text`, in order; with require_bold, in the bold spans only."""
+        return tuple(f for f in self._found(text, bold) if isinstance(f, Action))
+
+    def _found(self, text: str, bold: tuple[str, ...]) -> tuple[Action | _Example, ...]:
         spans = bold if self.syntax.require_bold else (text,)
-        return tuple(action for span in spans for action in self._span_actions(span))
+        return tuple(found for span in spans for found in self._span_actions(span))
 
     # -- steps -------------------------------------------------------------------------------
     def _hits(self, text: str) -> list[_Hit]:
@@ -158,7 +185,7 @@ class Extractor:
             hits = kept
         return hits
 
-    def _span_actions(self, text: str) -> Iterable[Action]:
+    def _span_actions(self, text: str) -> Iterable[Action | _Example]:
         hits = self._hits(text)
         for i, hit in enumerate(hits):
             line_end = text.find("\n", hit.end)
@@ -177,7 +204,7 @@ class Extractor:
             if action:
                 yield action
 
-    def _vote(self, target: str, strict: bool, phrase: str, joke: bool) -> Action | None:
+    def _vote(self, target: str, strict: bool, phrase: str, joke: bool) -> Action | _Example | None:
         written = self._joke.sub(" ", target).strip()
         key = normalise(written)
         if not key:  # "vote: ?", "vote:" — a vote needs a target
@@ -185,6 +212,19 @@ class Extractor:
         if any(key == w or key.startswith(w + " ") for w in self._no_elimination):
             return Action("no_elimination", written=written, joke=joke, text=phrase)
         match = self.roster.match(written)
+        if match.how not in _REAL and self._is_placeholder(key, strict):
+            return _Example(phrase)  # "Voto: Nombre": the GM showing the format (C4)
         if not strict and _names_nobody(match):  # prose: "I will vote later"
             return None
         return Action("vote", written=written, match=match, joke=joke, text=phrase)
+
+    def _is_placeholder(self, key: str, strict: bool) -> bool:
+        """Whether a target (normalised) is a format placeholder: the whole of it, or for a
+        strict form its first words ("nombre del jugador votado")."""
+        if key in self._placeholders:
+            return True
+        if not strict:
+            return False
+        words = key.split(" ")
+        return any(normalise(" ".join(words[:n])) in self._placeholders
+                   for n in range(min(len(words), self._placeholder_words), 0, -1))

@@ -151,6 +151,8 @@ class Ballot:
     post: Post
     voter: str | None  # roster player behind the author, None for non-players and staff
     actions: tuple[Action, ...] = ()
+    # vote phrases whose target is a format placeholder ("Voto: Nombre"): shown, never counted
+    examples: tuple[str, ...] = ()
 
     @property
     def is_vote_post(self) -> bool:
@@ -240,3 +242,4 @@ class Tally:
     gm_counts: tuple[Count, ...] | None = None
     gm_outcome: Outcome | None = None
     notes: tuple[str, ...] = ()  # the preset's defaults where the rulebook is silent
+    reading: tuple[str, ...] = ()  # what reading the thread noticed (a page skipped, a record)

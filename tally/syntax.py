@@ -68,6 +68,32 @@ NO_ELIMINATION: dict[str, tuple[str, ...]] = {
 }
 
 
+# What a GM writes where a name goes when he shows the vote format ("Para votar escribid: Voto:
+# Nombre", "Format: ##vote PlayerName", "投票 X"), in the comparison form of tally.names.normalise
+# (brackets and quotes around them fall away: "<name>", "[Nombre]"). A vote for one of these is
+# a format example, not a vote (C4), unless the roster has a player of that name.
+PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "en": frozenset({"name", "playername", "player name", "player's name", "name of the player",
+                     "player", "username", "user name", "someone", "somebody", "target",
+                     "target's name"}),
+    "es": frozenset({"nombre", "jugador", "jugadora", "nombre del jugador", "nombre de jugador",
+                     "nombredeljugador", "nombre del jugador votado", "alguien", "fulano",
+                     "fulanito"}),
+    "fr": frozenset({"nom", "pseudo", "joueur", "joueuse", "nom du joueur", "pseudo du joueur",
+                     "quelqu'un"}),
+    "ru": frozenset({"ник", "игрок", "имя", "ник игрока", "имя игрока", "никнейм", "кто-то"}),
+    "zh": frozenset({"某人", "某某", "某玩家", "玩家", "玩家名", "玩家名字", "玩家昵称", "名字",
+                     "昵称", "id"}),
+}
+# The same in every language: "Vote: X", "投票 X", "Voto: XXX".
+COMMON_PLACEHOLDERS = frozenset({"x", "xx", "xxx"})
+
+
+def placeholders(language: str | None) -> frozenset[str]:
+    """The format placeholders of a language pack (English when the syntax names none)."""
+    return COMMON_PLACEHOLDERS | PLACEHOLDERS.get(language or "en", PLACEHOLDERS["en"])
+
+
 def pack(name: str, *, no_elimination: bool = False) -> VoteSyntax:
     """The language pack `name`; with `no_elimination`, its no-elimination words as well."""
     try:

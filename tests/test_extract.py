@@ -298,3 +298,44 @@ def test_bare_form_with_a_lookalike_word_of_nobody_is_prose() -> None:
     assert EN.actions("I vote Z\u0445\u0430q") == ()  # mixes scripts but resembles no player
     (action,) = EN.actions("vote: Z\u0445\u0430q")
     assert action.match is not None and action.match.how == "mixed_script"
+
+
+# -- C4: a format placeholder is an example of the syntax, not a vote ---------------------------
+
+@pytest.mark.parametrize("extractor, text, example", [
+    (ES, "Para votar escribid: Voto: Nombre", "Voto: Nombre"),
+    (ES, "[voto]Jugador[/voto]", "[voto]Jugador[/voto]"),
+    (ES, "Voto: Nombre del jugador que más sospechéis", "Voto: Nombre del jugador que más sospechéis"),
+    (EN, "Format: ##vote PlayerName", "##vote PlayerName"),
+    (EN, "vote: <name>", "vote: <name>"),
+    (EN, "vote: [player name]", "vote: [player name]"),
+    (FR, "Pour voter : vote: Pseudo", "vote: Pseudo"),
+    (RU, "Голосую за Ник", "Голосую за Ник"),
+    (ZH, "投票 X", "投票 X"),
+    (ZH, "格式：投票：某某", "投票：某某"),
+])
+def test_C4_format_placeholder_is_an_example_not_a_vote(extractor: Extractor, text: str,
+                                                       example: str) -> None:
+    ballot = extractor.ballot(make_post(text))
+    assert (ballot.actions, ballot.examples) == ((), (example,))
+
+
+def test_C4_a_player_of_that_name_is_voted_for_not_a_placeholder() -> None:
+    es = Extractor(make_game(("Nombre", "Ana")), syntax.pack("es"))
+    zh = Extractor(make_game(("X", "张三")), syntax.pack("zh"))
+    assert summary(es.actions("Voto: Nombre")) == [("vote", "Nombre")]
+    assert summary(zh.actions("投票 X")) == [("vote", "X")]
+    assert es.ballot(make_post("Voto: Nombre")).examples == ()
+
+
+def test_C4_a_placeholder_close_to_a_name_is_still_an_example() -> None:
+    # "Nombre" is a fuzzy match for "Nombela": only a player really called so makes it a vote.
+    es = Extractor(make_game(("Nombela", "Ana")), syntax.pack("es"))
+    ballot = es.ballot(make_post("Voto: Nombre"))
+    assert (ballot.actions, ballot.examples) == ((), ("Voto: Nombre",))
+
+
+def test_C4_loose_form_is_an_example_only_when_the_whole_target_is_a_placeholder() -> None:
+    ballot = EN.ballot(make_post("I vote name your suspect before Friday"))
+    assert (ballot.actions, ballot.examples) == ((), ())
+    assert summary(EN.actions("Xavier said vote: Alice")) == [("vote", "Alice")]

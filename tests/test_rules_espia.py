@@ -83,7 +83,7 @@ def test_E2_spanish_syntax_everyone_votes_most_voted_dies() -> None:
     t = preset.judge([extractor.ballot(p) for p in posts], g, g.days[0], at("23:00:00"), {})
     assert counts(t) == [("Moriarty", 2, ("Watson", "Lestrade")), ("Watson", 1, ("Irene Adler",))]
     assert verdict(t, 4).verdict == "not_a_vote"
-    assert (verdict(t, 5).verdict, verdict(t, 5).reason) == ("void", "not a player: Zven is staff")
+    assert (verdict(t, 5).verdict, verdict(t, 5).reason) == ("not_a_vote", "posted by the GM (staff), who does not vote")
     assert (t.outcome.result, t.outcome.player, t.outcome.rule, t.outcome.detail) == (
         "eliminated", "Moriarty", "E2", "most votes (2)")
 

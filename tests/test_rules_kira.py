@@ -53,8 +53,8 @@ def test_K2_dead_voter_cannot_vote() -> None:
                   ("Zed", "04:20:00", vote("Bob"))])
     assert [(verdict(t, n).verdict, verdict(t, n).rule, verdict(t, n).reason) for n in (1, 2, 3)] == [
         ("void", "K2", "Dan is dead (since 2016-01-16 20:00:00)"),
-        ("void", "K2", "not a player: Ryuk is staff"),
-        ("void", "K2", "not a player: Zed is not on the roster"),
+        ("not_a_vote", None, "posted by the GM (staff), who does not vote"),
+        ("not_a_vote", None, "posted by a non-player"),
     ]
     assert t.counts == ()
     assert "Dan" not in t.living and "Dan" not in t.not_voting

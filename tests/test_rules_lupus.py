@@ -84,7 +84,7 @@ def test_L1_round_one_everyone_votes_ghosts_included_two_most_voted_are_suspects
     assert verdict(t, 5).verdict == "void" and verdict(t, 5).rule == "L1"
     assert verdict(t, 5).reason.startswith("Frank was not alive at 10:20:00")
     assert verdict(t, 6).verdict == "not_a_vote"
-    assert (verdict(t, 7).verdict, verdict(t, 7).reason) == ("void", "not a player: Moderador is staff")
+    assert (verdict(t, 7).verdict, verdict(t, 7).reason) == ("not_a_vote", "posted by the GM (staff), who does not vote")
     assert outcome(t) == ("none", None, "L1",
                           "suspects: Andrew, Danielle (Andrew with 3 votes; Danielle with 1 vote)")
     assert "Frank" not in t.living and t.not_voting == ("Andrew", "Carl", "Gina", "Hugo", "Iris")

@@ -85,7 +85,7 @@ def test_R2_russian_syntax_and_a_bare_nick_on_its_own_line() -> None:
                  post(6, "Despina", "10:40:00", "Мориарти")])  # a non-player's bare line is no vote
     assert counts(t) == [("Мориарти", 2, ("Ватсон", "Лестрейд")), ("Ватсон", 1, ("Хадсон",))]
     assert verdict(t, 4).verdict == verdict(t, 6).verdict == "not_a_vote"
-    assert (verdict(t, 5).verdict, verdict(t, 5).reason) == ("void", "not a player: Despina is staff")
+    assert (verdict(t, 5).verdict, verdict(t, 5).reason) == ("not_a_vote", "posted by the GM (staff), who does not vote")
     assert verdict(t, 2).evidence[0].startswith("time shown: ")
 
 

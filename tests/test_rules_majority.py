@@ -67,7 +67,8 @@ def test_C3_no_elimination_is_a_candidate() -> None:
 def test_C3_late_vote_and_non_player() -> None:
     t = judge(game("majority"), [("Alice", "+1 03:00:30", vote("Bob")), ("Zed", "05:00:00", vote("Bob"))])
     assert (verdict(t, 1).rule, verdict(t, 1).reason) == ("deadline", "late: posted 03:00:30, deadline 02:59:59")
-    assert (verdict(t, 2).rule, verdict(t, 2).reason) == ("not a player", "not a player: Zed is not on the roster")
+    assert (verdict(t, 2).verdict, verdict(t, 2).rule, verdict(t, 2).reason) == (
+        "not_a_vote", None, "posted by a non-player")
 
 
 def test_C3_edits_do_not_void_by_default() -> None:
