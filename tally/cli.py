@@ -6,6 +6,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,9 @@ from tally.model import Tally, Thread
 
 if TYPE_CHECKING:
     from tally.adapters import Engine
+    from tally.crawl import StoredThread
+    from tally.forensics import Report
+    from tally.store import Store
 
 app = typer.Typer(
     add_completion=False,
@@ -157,13 +161,17 @@ def read_other_threads(game: Game, source: Path | None, extra: Sequence[Path],
     it counted the one thread); otherwise each URL of the game file's `threads`, through the same
     store, --offline included. Read only for a preset that uses them.
     """
-    from tally import rules
-
-    if not rules.get(game.preset).reads_other_threads:
+    if not _reads_other_threads(game):
         return ()
     if source is not None:
         return tuple(_read_saved(game, None, folder, fetched_at) for folder in extra)
     return tuple(_read_online(game, url, offline, store_path) for url in game.extra_threads)
+
+
+def _reads_other_threads(game: Game) -> bool:
+    from tally import rules
+
+    return rules.get(game.preset).reads_other_threads
 
 
 def _read_saved(game: Game, url: str | None, source: Path, fetched_at: str | None) -> Thread:
@@ -193,27 +201,63 @@ def _read_warc(game: Game, url: str, path: Path) -> Thread:
 
 def _read_online(game: Game, url: str, offline: bool, store_path: Path | None) -> Thread:
     """One thread from the forum, through the game's snapshot store (or from it, --offline)."""
-    from tally import adapters, crawl
-    from tally.fetch import Fetcher
+    return _read_stored(game, url, offline, _open_store(game, store_path)).thread
+
+
+def store_path_of(game_path: Path, store_path: Path | None) -> Path:
+    """--store, else .tally/<game>.sqlite beside the game file."""
+    return store_path or game_path.parent / ".tally" / f"{game_path.stem}.sqlite"
+
+
+def _open_store(game: Game, store_path: Path | None) -> Store:
     from tally.store import Store
 
-    forced, plain_url = adapters.split_forced(url)
-    engine = adapters.for_url(plain_url, game.board.engine or forced)
-    store = Store(store_path or game.path.parent / ".tally" / f"{game.path.stem}.sqlite")
+    return Store(store_path_of(game.path, store_path))
+
+
+def _read_stored(game: Game, url: str, offline: bool, store: Store,
+                 every_page: bool = False) -> StoredThread:
+    """One thread through the store, with the versions it was built from (for the snapshot);
+    `every_page`: fetch the whole thread again, not just its tail (tally snapshot)."""
+    from tally import crawl
+    from tally.fetch import Fetcher
+
+    engine, plain_url = crawl.engine_for(url, game.board.engine)
     update, done = _progress()
     try:
-        return crawl.read_thread(plain_url, engine, zone=game.timezone, store=store,
-                                 fetcher=None if offline else Fetcher(), offline=offline,
-                                 language=game.board.language, per_page=game.board.per_page,
-                                 floor_names=game.board.floor_names, progress=update)
+        return crawl.read_stored_thread(plain_url, engine, zone=game.timezone, store=store,
+                                        fetcher=None if offline else Fetcher(), offline=offline,
+                                        language=game.board.language,
+                                        per_page=game.board.per_page,
+                                        floor_names=game.board.floor_names, progress=update,
+                                        every_page=every_page)
     finally:
         done()
 
 
 def run_count(game_path: Path, day: int | None, source: Path | None, fetched_at: str | None,
               offline: bool, store: Path | None, as_of: str | None,
-              extra: Sequence[Path] = (), warc: Path | None = None) -> Tally:
-    from tally import engine
+              extra: Sequence[Path] = (), warc: Path | None = None,
+              command: str = "count") -> Tally:
+    """One count. Read through the snapshot store (online or --offline), it is recorded as a
+    snapshot under `command` (count, audit, post): the versions read, the game file, the result."""
+    return _count(game_path, day, source, fetched_at, offline, store, as_of, extra, warc,
+                  command).tally
+
+
+@dataclass(frozen=True)
+class _Counted:
+    game: Game
+    tally: Tally
+    main: StoredThread | None = None  # read through the store (None: --from, --from-warc)
+    snapshot: int | None = None  # the snapshot recorded for it
+    versions: int = 0  # the page versions it read, every thread included
+
+
+def _count(game_path: Path, day: int | None, source: Path | None, fetched_at: str | None,
+           offline: bool, store_path: Path | None, as_of: str | None, extra: Sequence[Path],
+           warc: Path | None, command: str) -> _Counted:
+    from tally import engine, evidence
 
     if warc is not None and (source is not None or offline):
         raise InputError("--from-warc reads the pages from the WARC file: leave out --from and "
@@ -224,9 +268,23 @@ def run_count(game_path: Path, day: int | None, source: Path | None, fetched_at:
     game = load_game(game_path)
     at, up_to_post = parse_as_of(as_of, game)
     day_number = pick_day(game, day, at or times.now())
-    thread = read_thread(game, day_number, source, fetched_at, offline, store, warc)
-    others = read_other_threads(game, source, extra, fetched_at, offline, store)
-    return engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post, others=others)
+    if source is not None or warc is not None:  # no store: nothing to record
+        thread = read_thread(game, day_number, source, fetched_at, offline, store_path, warc)
+        others = read_other_threads(game, source, extra, fetched_at, offline, store_path)
+        tally = engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post,
+                             others=others)
+        return _Counted(game, tally)
+    store = _open_store(game, store_path)
+    main = _read_stored(game, game.day(day_number).thread_url or game.thread_url, offline, store)
+    read = tuple(_read_stored(game, url, offline, store) for url in game.extra_threads) \
+        if _reads_other_threads(game) else ()
+    tally = engine.count(main.thread, game, day_number, as_of=at, up_to_post=up_to_post,
+                         others=tuple(other.thread for other in read))
+    snapshot = evidence.record(store, command=command, main=main, others=read,
+                               game_text=game.path.read_text(encoding="utf-8"), tally=tally,
+                               asked=evidence.Asked(at, up_to_post))
+    return _Counted(game, tally, main, snapshot,
+                    len(main.versions) + sum(len(other.versions) for other in read))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,28 +338,109 @@ def audit(
     offline: bool = OfflineOpt,
     store: Path | None = StoreOpt,
     as_of: str | None = AsOfOpt,
+    from_snapshot: int | None = typer.Option(
+        None, "--from-snapshot", metavar="ID", help="Recompute the count recorded as snapshot ID "
+        "from exactly its stored pages and game file, with no network; then say whether today's "
+        "count differs and why. Exit 0 when recomputed exactly, 5 when the same pages give "
+        "another result (tally changed), 3 when the store was altered."),
     fmt: str = typer.Option("text", "--format", "-f", help="text | json"),
 ) -> None:
-    """Say, for every post in the day's window, why it counted or not."""
-    from tally.render.audit import render_audit
-    from tally.render.jsonout import as_dict
-
+    """Say, for every post in the day's window, why it counted or not; with the snapshot store,
+    what changed between its fetches (edit forensics)."""
     with _errors():
-        tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or (), warc)
-        if post is not None and not any(v.post_id == post for v in tally.verdicts):
-            raise InputError(f"post {post} is not in day {tally.day}'s window")
-        if fmt == "json":
-            import json
-
-            data = as_dict(tally)
-            keep = {v["post"] for v in data["verdicts"]
-                    if (post is None or v["post"] == post)}
-            data["verdicts"] = [v for v in data["verdicts"] if v["post"] in keep]
-            typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
-        elif fmt == "text":
-            typer.echo(render_audit(tally, player=player, post=post), nl=False)
-        else:
+        if fmt not in ("text", "json"):
             raise InputError(f"unknown audit format {fmt!r} (known: text, json)")
+        if from_snapshot is not None:
+            given = [name for name, value in (("--day", day), ("--from", source),
+                                              ("--from-extra", extra), ("--from-warc", warc),
+                                              ("--fetched-at", fetched_at), ("--as-of", as_of),
+                                              ("--offline", offline)) if value]
+            if given:
+                raise InputError(f"--from-snapshot repeats the recorded count: leave out "
+                                 f"{', '.join(given)}")
+            code = _audit_snapshot(game, from_snapshot, store, player, post, fmt)
+            if code:
+                raise typer.Exit(code)
+            return
+        counted = _count(game, day, source, fetched_at, offline, store, as_of, extra or (), warc,
+                         "audit")
+        if counted.snapshot is not None:
+            typer.echo(f"snapshot {counted.snapshot}: recorded what this audit read "
+                       f"({counted.versions} page versions)", err=True)
+        report = _forensics(counted.main, counted.game, counted.tally)
+        _print_audit(counted.tally, report, player, post, fmt, {"snapshot": counted.snapshot})
+
+
+def _forensics(main: StoredThread | None, game: Game, tally: Tally) -> Report | None:
+    from tally import forensics
+
+    return None if main is None else forensics.report(main.sightings, game, tally)
+
+
+def _print_audit(tally: Tally, report: Report | None, player: str | None, post: str | None,
+                 fmt: str, more: dict[str, object]) -> None:
+    from tally.render.audit import render_audit
+    from tally.render.jsonout import as_dict, forensics
+
+    if post is not None and not any(v.post_id == post for v in tally.verdicts):
+        raise InputError(f"post {post} is not in day {tally.day}'s window")
+    if fmt == "text":
+        typer.echo(render_audit(tally, player=player, post=post, forensics=report), nl=False)
+        return
+    import json
+
+    data = as_dict(tally)
+    keep = {v["post"] for v in data["verdicts"] if (post is None or v["post"] == post)}
+    data["verdicts"] = [v for v in data["verdicts"] if v["post"] in keep]
+    if report is not None:
+        data["forensics"] = forensics([c for c in report.changes if c.post_id in keep])
+    data.update(more)
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _audit_snapshot(game_path: Path, snapshot_id: int, store_path: Path | None,
+                    player: str | None, post: str | None, fmt: str) -> int:
+    """--from-snapshot: the recorded count again from the store alone (never a Fetcher here)."""
+    from tally import evidence, forensics
+    from tally.store import Store
+
+    path = store_path_of(game_path, store_path)
+    if not path.is_file():
+        raise InputError(f"snapshot store {path}: no such file")
+    with Store(path) as store:
+        replayed = evidence.replay(store, snapshot_id, game_path, pick_day)
+        report = forensics.report(replayed.main.sightings, replayed.game, replayed.tally)
+        now = evidence.today(store, replayed, game_path, load_game)
+    snap = replayed.snapshot
+    taken = f"{snap.taken_at:%Y-%m-%d %H:%M:%S} UTC"
+    if not replayed.recorded_count:
+        verdict = [f"snapshot {snap.id} was taken by `tally {snap.command}` on {taken}: it keeps "
+                   f"the pages, not a count; the audit above counts day {replayed.tally.day} from "
+                   f"its {len(snap.version_ids)} page versions"]
+    elif replayed.exact:
+        verdict = [f"snapshot {snap.id} recomputed exactly: same result as recorded on {taken}"]
+    else:
+        verdict = [f"snapshot {snap.id} recomputed with a different result than recorded on "
+                   f"{taken}: the stored pages and game file are the same, so tally changed "
+                   f"(recorded by tally {snap.result.get('tally', '?')}, this is {__version__}):"]
+        verdict += [f"  {line}" for line in replayed.differences]
+    if now.same:
+        today = [f"today: the same result from the {now.versions} page versions stored "
+                 "now and the current game file"]
+    else:
+        today = ["today: a different result from the pages stored now and the current game file:"]
+        today += [f"  {line}" for line in now.lines]
+    if fmt == "json":
+        more: dict[str, object] = {
+            "snapshot": {"id": snap.id, "taken_at": evidence.iso(snap.taken_at),
+                         "command": snap.command, "exact": replayed.exact,
+                         "differences": list(replayed.differences)},
+            "today": {"same": now.same, "differences": list(now.lines)}}
+        _print_audit(replayed.tally, report, player, post, fmt, more)
+    else:
+        _print_audit(replayed.tally, report, player, post, fmt, {})
+        typer.echo("\n".join(verdict + today))
+    return 0 if replayed.exact else EXIT_NEEDS_GM
 
 
 @app.command()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -49,17 +49,71 @@ def read_thread(
     progress: Progress | None = None,
 ) -> Thread:
     """The thread behind `url`, fetching as little as the store allows."""
+    if store is not None:
+        return read_stored_thread(url, engine, zone=zone, store=store, fetcher=fetcher,
+                                  offline=offline, language=language, per_page=per_page,
+                                  floor_names=floor_names, progress=progress).thread
+    if offline:
+        raise InputError(f"no snapshot of {url} in the snapshot store; run without --offline first")
+    reader = _Reader(engine, zone, language, per_page, floor_names)
+    fetched = _fetch_new_pages(url, engine.thread_key(url), reader, None, fetcher or Fetcher(),
+                               progress)
+    return assemble(fetched.values(), url, engine.name)
+
+
+def read_stored_thread(
+    url: str,
+    engine: Engine,
+    *,
+    zone: str,
+    store: Store,
+    fetcher: Fetcher | None,
+    offline: bool = False,
+    language: str | None = None,
+    per_page: int | None = None,
+    floor_names: tuple[str, ...] = (),
+    progress: Progress | None = None,
+    every_page: bool = False,
+) -> StoredThread:
+    """`read_thread` through the store, keeping what the thread was built from: the versions
+    read (a count's snapshot names them) and each page's runs of identical bytes (forensics).
+
+    `every_page` fetches the whole thread again from page 1 (`tally snapshot`: evidence of
+    every page as it stands now, so that edits on early pages show up); a count fetches only
+    the last known page and what follows.
+    """
     reader = _Reader(engine, zone, language, per_page, floor_names)
     key = engine.thread_key(url)
     if offline:
-        if store is None or store.last_page(key) is None:
-            where = store.path if store is not None else "the snapshot store"
-            raise InputError(f"no snapshot of {url} in {where}; run without --offline first")
-        return reader.from_store(store, key, url, progress)
-    fetched = _fetch_new_pages(url, key, reader, store, fetcher or Fetcher(), progress)
-    if store is None:
-        return assemble(fetched.values(), url, engine.name)
-    return reader.from_store(store, key, url, None, parsed=fetched)
+        if store.last_page(key) is None:
+            raise InputError(f"no snapshot of {url} in {store.path}; run without --offline first")
+        return reader.from_versions(store.versions(key), key, url, progress)
+    fetched = _fetch_new_pages(url, key, reader, store, fetcher or Fetcher(), progress,
+                               every_page)
+    # One load of the stored versions serves the assembly and the snapshot's list of ids.
+    return reader.from_versions(store.versions(key), key, url, None, parsed=fetched,
+                                fetched=[version for version in fetched if version > 0])
+
+
+def thread_from_versions(
+    versions: Sequence[StoredPage],
+    url: str,
+    engine: Engine,
+    *,
+    zone: str,
+    language: str | None = None,
+    per_page: int | None = None,
+    floor_names: tuple[str, ...] = (),
+    known: Iterable[Sighting] = (),
+) -> StoredThread:
+    """The thread exactly as these stored versions show it (a snapshot's pages), no network.
+
+    `known`: sightings already parsed (of the same thread, read the same way); a run of
+    versions that starts with the same version is not parsed again.
+    """
+    reader = _Reader(engine, zone, language, per_page, floor_names)
+    parsed = {s.version_ids[0]: (s.page, s.first) for s in known}
+    return reader.from_versions(versions, engine.thread_key(url), url, None, parsed=parsed)
 
 
 def _fetch_new_pages(
@@ -69,13 +123,14 @@ def _fetch_new_pages(
     store: Store | None,
     fetcher: Fetcher,
     progress: Progress | None,
+    every_page: bool = False,
 ) -> dict[int, tuple[Page, datetime]]:
     """Fetch the last known page (or page 1) and every page after it; keyed by version id.
 
     Each response is saved before the crawl goes on, with the page number the page itself
     states (a forum may clamp a page past the end to its last page).
     """
-    known = store.last_page(key) if store else None
+    known = store.last_page(key) if store and not every_page else None
     number = known or 1
     # Resume at the address the last page really had: with an unknown page size an engine's
     # page_url may guess offsets wrong, the stored URL is what the forum served.
@@ -139,22 +194,27 @@ class _Reader:
                           self.floor_names)
         return self.engine.parse_page(data, ctx)
 
-    def from_store(
+    def from_versions(
         self,
-        store: Store,
+        stored: Sequence[StoredPage],
         key: str,
         url: str,
         progress: Progress | None,
         parsed: dict[int, tuple[Page, datetime]] | None = None,
-    ) -> Thread:
-        """Assemble every stored version; `parsed` holds versions already parsed this run."""
-        stored = store.versions(key)
+        fetched: Iterable[int] = (),
+    ) -> StoredThread:
+        """Assemble these stored versions; `parsed` holds versions already parsed (by id),
+        `fetched` names those this run fetched."""
+        if not stored:
+            raise InputError(f"no stored page versions of {url}")
         pages: list[tuple[Page, datetime]] = []
+        sightings: list[Sighting] = []
         notes: list[str] = []
         unreadable: dict[int, TallyError] = {}  # stored page number -> why a version failed
         readable: set[int] = set()
         runs = _runs_of_same_bytes(stored)
-        for done, (first, last) in enumerate(runs, start=1):
+        for done, run in enumerate(runs, start=1):
+            first, last = run[0], run[-1]
             try:
                 page = self._parse_stored(first, parsed or {})
             except (NotAThreadPage, TruncatedPage) as exc:
@@ -165,6 +225,8 @@ class _Reader:
                              f" UTC skipped: {exc}")
                 continue
             pages.append((page, last.fetched_at))
+            sightings.append(Sighting(page, first.fetched_at, last.fetched_at,
+                                      tuple(version.id for version in run)))
             readable.add(last.page)
             if progress:
                 progress(done, len(runs))
@@ -173,7 +235,13 @@ class _Reader:
                 raise error
         thread = assemble(pages, url, self.engine.name)
         newest_fetch = max(version.fetched_at for version in stored)
-        return replace(thread, fetched_at=newest_fetch, notes=thread.notes + tuple(notes))
+        thread = replace(thread, fetched_at=newest_fetch, notes=thread.notes + tuple(notes))
+        ordered = sorted(stored, key=lambda version: (version.fetched_at, version.id))
+        return StoredThread(
+            thread=thread, key=key, url=url,
+            versions=tuple(VersionRef(v.id, v.page, v.sha256, v.fetched_at) for v in ordered),
+            sightings=tuple(sightings),
+            fetched=tuple(sorted(version for version in fetched)))
 
     def _parse_stored(self, first: StoredPage, parsed: dict[int, tuple[Page, datetime]]) -> Page:
         # Identical bytes parse alike; the first fetch of them anchors relative dates ("Today").
@@ -182,21 +250,61 @@ class _Reader:
         return self.parse(first.body, first.url, first.fetched_at)
 
 
-def _runs_of_same_bytes(stored: list[StoredPage]) -> list[tuple[StoredPage, StoredPage]]:
-    """Consecutive fetches of a page with identical bytes, as (first, last) of each run.
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """One run of fetches of a stored page that returned identical bytes, parsed once.
+
+    The forum served these bytes from `first` to `last` (UTC): forensics compares a post across
+    sightings to see when it changed, vanished or appeared (issue 6, C6).
+    """
+
+    page: Page
+    first: datetime
+    last: datetime
+    version_ids: tuple[int, ...]  # the store's versions of the run, oldest first
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRef:
+    """A stored version without its bytes: enough to name and hash a snapshot's page set."""
+
+    id: int
+    page: int
+    sha256: str
+    fetched_at: datetime
+
+
+@dataclass(frozen=True)
+class StoredThread:
+    """A thread assembled from stored versions, with what it was assembled from."""
+
+    thread: Thread
+    key: str  # the engine's thread key in the store
+    url: str
+    versions: tuple[VersionRef, ...]  # every version read, oldest fetch first
+    sightings: tuple[Sighting, ...]
+    fetched: tuple[int, ...] = ()  # the versions this run's fetches added to the store
+
+    @property
+    def version_ids(self) -> tuple[int, ...]:
+        return tuple(version.id for version in self.versions)
+
+
+def _runs_of_same_bytes(stored: Sequence[StoredPage]) -> list[list[StoredPage]]:
+    """Consecutive fetches of a page with identical bytes, each run oldest first.
 
     A scheduled run re-fetches the last page every few minutes; mostly nothing changed, and
     parsing the same bytes again would only cost time.
     """
     runs: dict[int, list[list[StoredPage]]] = {}
-    for version in stored:  # oldest first
+    for version in sorted(stored, key=lambda v: (v.fetched_at, v.id)):  # oldest first
         page_runs = runs.setdefault(version.page, [])
         if page_runs and page_runs[-1][-1].sha256 == version.sha256:
             page_runs[-1].append(version)
         else:
             page_runs.append([version])
-    flat = [(run[0], run[-1]) for page_runs in runs.values() for run in page_runs]
-    return sorted(flat, key=lambda pair: (pair[1].fetched_at, pair[1].id))
+    flat = [run for page_runs in runs.values() for run in page_runs]
+    return sorted(flat, key=lambda run: (run[-1].fetched_at, run[-1].id))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,6 +388,13 @@ def saved_page_url(data: bytes) -> str | None:
     return None
 
 
+def engine_for(url: str, forced: str | None = None) -> tuple[Engine, str]:
+    """The engine of a thread URL (`forced`, then an `engine:URL` prefix, then the URL itself)
+    and the URL without the prefix."""
+    prefix, plain = adapters.split_forced(url)
+    return adapters.for_url(plain, forced or prefix), plain
+
+
 def _thread_url(pages: list[tuple[Page, datetime]]) -> str:
     first = min(pages, key=lambda item: item[0].number)
     return first[0].url
@@ -297,7 +412,7 @@ def _order(post: Post) -> SortKey:
     return (post.position, post.created_at, id_key)
 
 
-def _content(post: Post) -> Post:
+def content_of(post: Post) -> Post:
     """What makes two versions of a post different: not where or when the page was read."""
     return replace(post, position=0, permalink="", fetched_at=None, page_url="", notes=())
 
@@ -316,7 +431,7 @@ class _Seen:
         """Earlier texts, oldest first: the last sighting of each run of an unchanged text."""
         runs: list[Post] = []
         for version in self.versions:
-            if runs and _content(runs[-1]) == _content(version):
+            if runs and content_of(runs[-1]) == content_of(version):
                 runs[-1] = version
             else:
                 runs.append(version)
@@ -375,7 +490,7 @@ def _vanished(posts: list[Post], ordered: list[tuple[Page, datetime]]) -> frozen
         if not places:
             continue
         low = 0 if page.number == 1 else min(places) + 1
-        high = len(posts) if _is_last(page) else max(places)
+        high = len(posts) if is_last_page(page) else max(places)
         for post in posts[low:high]:
             seen_at = post.fetched_at  # the latest sighting: posts hold their newest version
             if post.id not in shown and seen_at is not None and seen_at < fetched_at:
@@ -383,6 +498,6 @@ def _vanished(posts: list[Post], ordered: list[tuple[Page, datetime]]) -> frozen
     return frozenset(gone)
 
 
-def _is_last(page: Page) -> bool:
+def is_last_page(page: Page) -> bool:
     """The page says it is the last one (a page that does not say proves nothing)."""
     return page.next_url is None and page.count is not None and page.number >= page.count

@@ -43,7 +43,9 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
     extractor = Extractor(game, preset.syntax)
     ballots = [extractor.ballot(p) for p in window(posts, the_day, point, last_position)]
     elsewhere = other_threads(others, thread, the_day, point)
-    return preset.judge(ballots, game, the_day, point, thread.history, others=elsewhere)
+    tally = preset.judge(ballots, game, the_day, point, thread.history, others=elsewhere)
+    # Pages skipped as unreadable, archive records left out: the GM must know what was not read.
+    return replace(tally, reading=thread.notes) if thread.notes else tally
 
 
 def other_threads(others: Sequence[Thread], thread: Thread, day: Day,

@@ -162,6 +162,13 @@ def load(path: str | Path) -> Game:
         raise GameFileError(f"{path}: no such game file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise GameFileError(f"{path}: cannot read the game file: {exc}") from None
+    return loads(text, path)
+
+
+def loads(text: str, path: str | Path) -> Game:
+    """A game file from its text (a snapshot keeps the text it was counted with); `path` names
+    it in errors and places the default snapshot store."""
+    path = Path(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

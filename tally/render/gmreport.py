@@ -40,5 +40,9 @@ def render_gm(tally: Tally) -> str:
         lines.append("")
         lines.append("Preset defaults in force:")
         lines += [f"  - {n}" for n in tally.notes]
+    if tally.reading:
+        lines.append("")
+        lines.append("Reading the thread:")
+        lines += [f"  - {n}" for n in tally.reading]
     lines.append(f"Report made as of {when(tally.as_of, tally.zone)}.")
     return "\n".join(lines) + "\n"

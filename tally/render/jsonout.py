@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tally.model import Count, NameMatch, Outcome, Tally, Verdict
+
+if TYPE_CHECKING:  # records only: renderers never import the reading code
+    from tally.forensics import Change, Copy
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -61,6 +64,7 @@ def as_dict(tally: Tally, *, public: bool = False) -> dict[str, Any]:
         "counts": None if tally.gm_counts is None else [_count(c) for c in tally.gm_counts],
         "outcome": None if tally.gm_outcome is None else _outcome(tally.gm_outcome),
         "notes": list(tally.notes),
+        "reading": list(tally.reading),
     }
     return out
 
@@ -72,3 +76,18 @@ def _finding(f) -> dict[str, Any]:
 
 def render_json(tally: Tally, *, public: bool = False) -> str:
     return json.dumps(as_dict(tally, public=public), ensure_ascii=False, indent=2) + "\n"
+
+
+def forensics(changes: list[Change] | tuple[Change, ...]) -> list[dict[str, Any]]:
+    """The audit's "forensics" list: each change with both copies and their fetch times."""
+    return [{"id": c.label, "kind": c.kind, "post": c.post_id, "author": c.author,
+             "position": c.position, "what": c.what, "timing": c.timing,
+             "after_deadline": c.flagged, "vote_before": c.vote_before,
+             "vote_after": c.vote_after, "note": c.note,
+             "before": _copy(c.before), "after": _copy(c.after)} for c in changes]
+
+
+def _copy(copy: Copy) -> dict[str, Any]:
+    return {"shown": copy.post is not None, "text": copy.text, "fetched_at": _iso(copy.fetched_at),
+            "version": copy.version, "page": copy.page,
+            "edit": None if copy.post is None or copy.post.edit is None else copy.post.edit.text}
