@@ -65,6 +65,17 @@ class FloodLimit(ForumError):
         self.wait = wait
 
 
+class ThreadMovedOn(ForumError):
+    """New posts arrived while replying (phpBB's "Post review"): nothing was posted, and the
+    count may be stale, so the run counts again before replying."""
+
+
+class Busy(TallyError):
+    """Another run holds the game's lock."""
+
+    exit_code = EXIT_BUSY
+
+
 class SessionExpired(ForumError):
     """The session cookie is no longer valid: log in again (once) and retry."""
 

@@ -1,1 +1,38 @@
-"""`tally post`: being written (issue work in progress)."""
+"""`tally post GAME.toml`: the scheduled run (issue 5); the work is in tally/scheduled.py.
+
+One line on stdout says what the run did; the exit code tells a cron wrapper (tally.errors):
+0 posted, 6 nothing to post, 5 held for the GM, 4 forum error, 7 login error, 8 cannot post
+here, 9 another run holds the lock.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from tally.cli import DayOpt, StoreOpt, _errors, app
+
+
+@app.command()
+def post(
+    game: Path = typer.Argument(..., help="The game file (TOML).", dir_okay=False),
+    day: int | None = DayOpt,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the post that would be made "
+                                 "and why (or why not); post nothing, need no credentials."),
+    store: Path | None = StoreOpt,
+    force: bool = typer.Option(False, "--force", help="Post even when the posting policy "
+                               "says not now (never the same count twice)."),
+) -> None:
+    """Post the count into the thread as the game's bot when the game file's posting table
+    says it is time (for cron); one line says what was done."""
+    from tally import scheduled
+
+    with _errors():
+        result = scheduled.run(game, scheduled.Options(day=day, dry_run=dry_run, force=force,
+                                                       store_path=store))
+        if result.text:
+            typer.echo(result.text, nl=False)
+        typer.echo(result.line)
+        if result.code:
+            raise typer.Exit(result.code)

@@ -1,0 +1,332 @@
+"""The scheduled run (issue 5): `tally post GAME.toml`, from cron, as the game's bot.
+
+    lock ─► count (through the snapshot store: the thread's tail is fetched and kept)
+         ─► settle an interrupted post ('sending' row: is the bot's post in the tail?)
+         ─► decide (tally.when) ─► hold on doubt? ─► already in the thread?
+         ─► render (tally.render.update) ─► 'sending' ─► reply ─► 'posted' | 'failed'
+
+Never twice: the lock stops a second run; the intent row is written before the reply call, so
+a crash after the forum took the post leaves 'sending', and the next run looks for the post's
+marker (the content hash in its last line) among the bot's posts before anything else; and a
+count whose marker is already in the thread after the last posted one is recorded, not posted.
+
+The reading side is a guest: the pages kept in the snapshot store are fetched without the bot's
+cookies, so no stored page carries its session. The bot's session lives only in the posting
+Fetcher and in the cookie file (tally.credentials).
+
+Engine-neutral: everything forum-specific is behind the Replier seam (adapters/reply.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+
+from tally import crawl, credentials, evidence, times
+from tally import engine as counting
+from tally import rules as presets
+from tally.adapters.reply import Http, Replier, replier_for
+from tally.crawl import StoredThread
+from tally.errors import (
+    EXIT_NEEDS_GM,
+    EXIT_NOTHING_TO_POST,
+    EXIT_OK,
+    CannotPostHere,
+    ForumError,
+    InputError,
+    OutcomeUnknown,
+    SessionExpired,
+    TallyError,
+    ThreadMovedOn,
+)
+from tally.fetch import Fetcher
+from tally.game import Game
+from tally.lock import hold, lock_path_of
+from tally.model import Post, Tally, Thread
+from tally.render.post import DIALECTS
+from tally.render.update import marker, render_update
+from tally.store import Posted, Store
+from tally.when import Decision, LastPosted, clock, content_sha256, decide, summarise
+
+log = logging.getLogger(__name__)
+
+MAX_COUNTS = 3  # a thread that moves on while replying is counted again, this many times at most
+ENGINE_MARKUP = {"jv": "jv"}  # every other engine reads BBCode (posting.format overrides)
+
+
+@dataclass(frozen=True)
+class Result:
+    """What the run did: the exit code, the one line for stdout, and (dry run) the text."""
+
+    code: int
+    line: str
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Network:
+    """How the run reaches the forum; tests swap in faster ones."""
+
+    reader: Callable[[], Fetcher] = Fetcher  # the guest that reads the thread
+    poster: Callable[[requests.Session], Fetcher] = lambda session: Fetcher(session=session)
+    replier: Callable[[str, Http], Replier] = replier_for
+
+
+NETWORK = Network()
+
+
+@dataclass(frozen=True)
+class Options:
+    day: int | None = None
+    dry_run: bool = False
+    force: bool = False
+    store_path: Path | None = None
+
+
+class _Recount(Exception):
+    """The thread moved on while replying: count again."""
+
+
+def run(game_path: Path, options: Options = Options(), network: Network | None = None) -> Result:
+    from tally.cli import load_game, store_path_of
+
+    game = load_game(game_path)
+    store_file = store_path_of(game.path, options.store_path)
+    with hold(lock_path_of(store_file), game.path.name), Store(store_file) as store:
+        return _Run(game, store, store_file, options, network or NETWORK).go()
+
+
+@dataclass
+class _Counted:
+    main: StoredThread
+    tally: Tally
+    day: int
+    url: str  # the thread's address, without an engine: prefix
+    engine: str
+
+
+@dataclass
+class _Run:
+    game: Game
+    store: Store
+    store_file: Path
+    options: Options
+    network: Network
+    account: str | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.account = self.game.posting.account or os.environ.get("TALLY_ACCOUNT")
+
+    def go(self) -> Result:
+        for _ in range(MAX_COUNTS):
+            try:
+                return self.once()
+            except _Recount:
+                log.info("new posts while replying: counting again")
+        raise ForumError("new posts kept arriving while replying; nothing was posted; the next "
+                         "run tries again")
+
+    def once(self) -> Result:
+        counted = self.count()
+        self.settle_interrupted(counted)
+        rows = self.store.posted(counted.main.key, counted.day)
+        posted = [row for row in rows if row.state == "posted"]
+        last = _last(posted)
+        final_posted = next((r.posted_at or r.started_at for r in posted
+                             if r.summary.get("final")), None)
+        now = times.now()
+        decision = decide(counted.tally, last, self.game.posting, now, final_posted=final_posted)
+        summary = summarise(counted.tally, decision.final)
+        sha = content_sha256(summary)
+        decision = self.forced(decision, last, sha)
+        if not decision.post:
+            return Result(EXIT_NOTHING_TO_POST, f"{self.dry}nothing to post: {decision.reason}")
+        doubts = summary["doubts"]
+        if doubts and self.game.posting.on_doubt == "hold":
+            return Result(EXIT_NEEDS_GM, f"{self.dry}held for the GM: " + "; ".join(doubts) +
+                          " (on_doubt = \"hold\"; nothing was posted)")
+        after = _position(counted.main.thread, posted[-1].post_id) if posted else None
+        there = own_post(counted.main.thread, sha, self.account, after=after)
+        if there is not None:
+            if not self.options.dry_run:
+                row = self.store.begin_post(thread_key=counted.main.key, day=counted.day,
+                                            sha256=sha, summary=summary, body="",
+                                            last_seen=_last_post_id(counted.main.thread))
+                self.store.finish_post(row, state="posted", post_id=there.id,
+                                       posted_at=there.created_at, note="found in the thread")
+            return Result(EXIT_NOTHING_TO_POST, f"{self.dry}nothing to post: this count is "
+                          f"already in the thread as post {there.id}")
+        text = render_update(counted.tally, summary=summary, sha256=sha,
+                             last=last.summary if last else None, last_at=last.at if last else None,
+                             now=now, dialect=self.markup(counted.engine))
+        if self.options.dry_run:
+            return Result(EXIT_OK, f"dry run: would post the count to {counted.url}: "
+                          f"{decision.reason}", text)
+        return self.post(counted, summary, sha, text, decision)
+
+    @property
+    def dry(self) -> str:
+        return "dry run: " if self.options.dry_run else ""
+
+    # -- counting ------------------------------------------------------------------------------
+
+    def count(self) -> _Counted:
+        from tally.cli import pick_day
+
+        game = self.game
+        day = pick_day(game, self.options.day, times.now())
+        engine, url = crawl.engine_for(game.day(day).thread_url or game.thread_url,
+                                       game.board.engine)
+        reader = self.network.reader()
+
+        def read(address: str) -> StoredThread:
+            found, plain = crawl.engine_for(address, game.board.engine)
+            return crawl.read_stored_thread(plain, found, zone=game.timezone, store=self.store,
+                                            fetcher=reader, language=game.board.language,
+                                            per_page=game.board.per_page,
+                                            floor_names=game.board.floor_names)
+
+        main = read(url)
+        others = tuple(read(address) for address in game.extra_threads) \
+            if presets.get(game.preset).reads_other_threads else ()
+        tally = counting.count(main.thread, game, day, others=tuple(o.thread for o in others))
+        evidence.record(self.store, command="post", main=main, others=others,
+                        game_text=game.path.read_text(encoding="utf-8"), tally=tally,
+                        asked=evidence.Asked())
+        return _Counted(main, tally, day, url, engine.name)
+
+    def settle_interrupted(self, counted: _Counted) -> None:
+        """A 'sending' row: the reply went out and no outcome was written (a crash, a lost
+        answer). The thread's tail, just read, says whether the forum took it."""
+        if self.options.dry_run:
+            return  # a dry run changes nothing; the next real run settles it
+        for row in self.store.posted(counted.main.key, counted.day):
+            if row.state != "sending":
+                continue
+            found = own_post(counted.main.thread, row.sha256, self.account)
+            if found is not None:
+                self.store.finish_post(row.id, state="posted", post_id=found.id,
+                                       posted_at=found.created_at,
+                                       note="found in the thread after an interrupted run")
+                log.info("interrupted post %s found in the thread as post %s", row.id, found.id)
+            else:
+                self.store.finish_post(row.id, state="failed",
+                                       note="not in the thread after an interrupted run")
+
+    def forced(self, decision: Decision, last: LastPosted | None, sha: str) -> Decision:
+        """--force posts what the policy holds back, but never the same count twice."""
+        if decision.post or not self.options.force:
+            return decision
+        if last is not None and last.sha256 == sha:
+            return Decision(False, f"the same count was posted at {clock(last.at, self.game.timezone)}"
+                            " (--force never posts the same count twice)", decision.final)
+        return Decision(True, f"forced ({decision.reason})", decision.final)
+
+    def markup(self, engine: str) -> str:
+        chosen = self.game.posting.format or ENGINE_MARKUP.get(engine, "bbcode")
+        if chosen not in DIALECTS:
+            raise InputError(f"{self.game.path}: posting.format {chosen!r}: expected one of "
+                             f"{', '.join(DIALECTS)}")
+        return chosen
+
+    # -- posting -------------------------------------------------------------------------------
+
+    def post(self, counted: _Counted, summary: dict[str, Any], sha: str, text: str,
+             decision: Decision) -> Result:
+        """Reply with `text`; where the forum wants a human (a captcha, a challenge), the count
+        is left in a file beside the store, ready to paste."""
+        try:
+            return self.reply(counted, summary, sha, text, decision)
+        except CannotPostHere as exc:
+            paste = self.store_file.with_suffix(".paste.txt")
+            try:
+                paste.write_text(text, encoding="utf-8")
+            except OSError:
+                raise exc from None
+            raise CannotPostHere(f"{exc}; the count is ready to paste from {paste}") from None
+
+    def reply(self, counted: _Counted, summary: dict[str, Any], sha: str, text: str,
+              decision: Decision) -> Result:
+        host = urlsplit(counted.url).hostname or counted.url
+        cookie_file = credentials.cookie_path_of(self.store_file)
+        session = requests.Session()
+        had_session = credentials.load_cookies(cookie_file, session) > 0
+        replier = self.network.replier(counted.engine, self.network.poster(session))
+
+        def login() -> None:
+            found = credentials.credentials(self.game.posting.account, self.game.path.name, host)
+            replier.login(counted.url, found)
+            credentials.save_cookies(cookie_file, session)
+
+        if not had_session:
+            login()
+        row = self.store.begin_post(thread_key=counted.main.key, day=counted.day, sha256=sha,
+                                    summary=summary, body=text,
+                                    last_seen=_last_post_id(counted.main.thread))
+        try:
+            try:
+                reply = replier.reply(counted.url, text)
+            except SessionExpired:
+                if not had_session:
+                    raise  # a session made a moment ago: logging in again would loop
+                log.info("%s: session expired; logging in again", host)
+                credentials.forget_cookies(cookie_file, session)
+                login()
+                reply = replier.reply(counted.url, text)
+        except OutcomeUnknown as exc:
+            # The row stays 'sending': the next run reads the tail before posting anything.
+            credentials.save_cookies(cookie_file, session)
+            raise OutcomeUnknown(f"{exc}; the next run checks the thread before posting "
+                                 "again") from None
+        except TallyError as exc:
+            note = str(exc)
+            self.store.finish_post(row, state="failed", note=note)
+            credentials.save_cookies(cookie_file, session)
+            if isinstance(exc, ThreadMovedOn):
+                raise _Recount() from None
+            raise
+        self.store.finish_post(row, state="posted", post_id=reply.post_id, posted_at=times.now())
+        credentials.save_cookies(cookie_file, session)
+        as_post = f" as post {reply.post_id}" if reply.post_id else " (the forum gave no post id)"
+        return Result(EXIT_OK, f"posted the count to {counted.url}{as_post}: {decision.reason}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The thread's tail
+
+
+def own_post(thread: Thread, sha256: str, account: str | None,
+             after: int | None = None) -> Post | None:
+    """The bot's post carrying the marker of this count, later than position `after`."""
+    wanted = marker(sha256)
+    name = account.casefold() if account else None
+    for post in reversed(thread.posts):
+        if after is not None and post.position <= after:
+            break
+        if name is not None and post.author.casefold() != name:
+            continue
+        if wanted in post.body.own:
+            return post
+    return None
+
+
+def _position(thread: Thread, post_id: str | None) -> int | None:
+    return next((p.position for p in thread.posts if p.id == post_id), None) if post_id else None
+
+
+def _last_post_id(thread: Thread) -> str | None:
+    return max(thread.posts, key=lambda p: p.position).id if thread.posts else None
+
+
+def _last(posted: list[Posted]) -> LastPosted | None:
+    if not posted:
+        return None
+    row = posted[-1]
+    return LastPosted(summary=row.summary, at=row.posted_at or row.started_at, sha256=row.sha256)
