@@ -338,11 +338,11 @@ class Report:
 
 def report(sightings: Iterable[Sighting], game: Game, tally: Tally) -> Report:
     """The findings in the counted day's window, judged against the count's cut-off (C6)."""
-    from tally import rules
     from tally.extract import Extractor
+    from tally.rules import get as preset_named
 
     seen = tuple(sightings)
-    extractor = Extractor(game, rules.get(game.preset).syntax)
+    extractor = Extractor(game, preset_named(game.preset).syntax)
 
     def describe(post: Post) -> str | None:
         return describe_actions(extractor.actions(post.body.own, post.body.bold))

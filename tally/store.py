@@ -329,6 +329,7 @@ class Store:
 
     def posted(self, thread_key: str, day: int | None = None) -> list[Posted]:
         """The scheduled run's rows for the thread (and day), oldest first."""
+        args: tuple[object, ...]
         where, args = "WHERE thread_key = ?", (thread_key,)
         if day is not None:
             where, args = where + " AND day = ?", (thread_key, day)
