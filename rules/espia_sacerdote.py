@@ -69,7 +69,7 @@ def immunities(ctx: Context) -> tuple[dict[str, str], tuple[Finding, ...]]:
     immune: dict[str, str] = {}
     findings: list[Finding] = []
     for event in ctx.game.events_of("immunity", "sacerdote_protect"):
-        if event.day != ctx.day.number:
+        if event.day != ctx.day.number or event.at > ctx.as_of:  # C6: not sent yet at the count
             continue
         if event.kind == "immunity" and event.player:
             immune[event.player] = "immune to the vote this cycle (Nota 2)"

@@ -34,7 +34,8 @@ def tramposo(ctx: Context, precision: str) -> tuple[tuple[Trick, ...], tuple[Fin
     findings: list[Finding] = []
     added: dict[str, int] = {}
     removed: set[str] = set()
-    events = ctx.game.events_of("tramposo_add", "tramposo_remove")
+    # C6: a PM counts from its own time; a count taken before it does not show it.
+    events = tuple(e for e in ctx.game.events_of("tramposo_add", "tramposo_remove") if e.at <= ctx.as_of)
     for event in events:
         if event_day(event, ctx.game, precision) != ctx.day.number or not event.player or not event.target:
             continue

@@ -87,6 +87,8 @@ def notes(o: KiraOptions) -> tuple[str, ...]:
         "K4: an edit marker without a date is taken as made before the deadline (void)",
         ("K4b: an edit dated after the deadline does not void; the text at the deadline comes "
          "from a saved copy, else the GM is asked"),
+        ("K4: a text changed with no edit message (a silent edit) is not void: 213 names the "
+         "message; one seen only after the deadline is judged on the copy fetched by then (C6)"),
         ("K10: a tie the earliest-last-vote rule cannot break is drawn: sorted(tied)"
          "[int(seed, 16) % n], seed = sha256('<thread url>|day <n>') first 16 hex digits"),
     )

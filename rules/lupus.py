@@ -78,13 +78,14 @@ def holder(ctx: Context) -> str | None:
 
 def suspects_of(ctx: Context) -> tuple[str, str] | None:
     """Round two's suspects, from the `suspects` event for this day (the last one wins)."""
-    found = [e for e in ctx.game.events_of("suspects")
-             if e.day == ctx.day.number and e.player and e.target]
+    found = [e for e in ctx.game.events_of("suspects")  # C6: known from the event's time
+             if e.day == ctx.day.number and e.player and e.target and e.at <= ctx.as_of]
     return (found[-1].player or "", found[-1].target or "") if found else None
 
 
 def owl_pick(ctx: Context) -> Event | None:
-    found = [e for e in ctx.game.events_of("buho_pick") if e.day == ctx.day.number and e.target]
+    found = [e for e in ctx.game.events_of("buho_pick")  # C6: no pick before the owl makes it
+             if e.day == ctx.day.number and e.target and e.at <= ctx.as_of]
     return found[-1] if found else None
 
 

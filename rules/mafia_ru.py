@@ -256,8 +256,8 @@ def _events(ctx: Context, precision: str, close: datetime) -> Iterator[tuple[Eve
     game = ctx.game
     seen: dict[str, int] = {}  # kind -> uses today (prosecutor: one extra vote a day)
     for event in game.events_of(*NEEDS):
-        if event_day(event, game, precision) != ctx.day.number:
-            continue
+        if event_day(event, game, precision) != ctx.day.number or event.at > ctx.as_of:
+            continue  # C6: an action counts from its own time, not before
         why = ""
         died = ctx.life.death(event.player, event.at) if event.player else None
         if died is not None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from tally import times
 from tally.game import Day, Event, Game, VoteSyntax
-from tally.model import Action, Ballot, Finding, Post
+from tally.model import Action, Ballot, EditMarker, Finding, Post
 from tally.names import normalise
 
 if TYPE_CHECKING:  # built lazily (Context.extractor): most judgements never need it
@@ -191,25 +191,42 @@ def void_steps(reading: Reading, rule: str, reason: str,
 def as_at(readings: tuple[Reading, ...], ctx: Context) -> tuple[tuple[Reading, ...], tuple[Finding, ...]]:
     """Swap in the text a post had at the cut-off where a later edit or deletion changed it.
 
-    The version used is the newest one in the saved history fetched before the edit (K4b); with
-    none, the current text stands and the GM is told it is not proven (C6).
+    The version used is the newest one in the saved history fetched by the cut-off (else, for a
+    dated edit marker, before the edit: K4b); with none, the current text stands and the GM is
+    told it is not proven (C6). Forums also edit silently (no marker: phpBB's edit of the last
+    post, a moderator's edit without a reason, Discuz admin edits, a hidden Invision edit line:
+    FORUMS.md §2.4, §4.1, §5.2): a post fetched after the cut-off whose text differs from the
+    copy fetched by then, with no marker dated in between, is judged on that copy too.
     """
     out: list[Reading] = []
     findings: list[Finding] = []
     for reading in readings:
         post = reading.post
+        found: tuple[Finding, ...] = ()
         if post.deleted:
             reading, found = _before_deletion(reading, ctx)
         elif post.edit and post.edit.edited_at and post.edit.edited_at > ctx.cutoff:
             reading, found = _before_edit(reading, ctx)
         else:
-            found = ()
+            reading, found = _before_silent_edit(reading, ctx)
         out.append(reading)
         findings += found
     return tuple(out), tuple(findings)
 
 
+def _at_cutoff(ctx: Context, post: Post) -> Post | None:
+    """The newest saved copy fetched by the cut-off (deleted or not): the post as it stood then."""
+    versions = [v for v in ctx.history.get(post.id, ()) if v.fetched_at is not None
+                and v.fetched_at <= ctx.cutoff]
+    return max(versions, key=lambda v: v.fetched_at or v.created_at, default=None)
+
+
 def _older(ctx: Context, post: Post, before: datetime | None) -> Post | None:
+    """The copy to judge in place of `post`: the one standing at the cut-off when one was saved,
+    else the newest fetched before `before` (the edit; None: any)."""
+    standing = _at_cutoff(ctx, post)
+    if standing is not None and not standing.deleted:
+        return standing
     versions = [v for v in ctx.history.get(post.id, ()) if v.fetched_at is not None
                 and not v.deleted and (before is None or v.fetched_at < before)]
     return max(versions, key=lambda v: v.fetched_at or v.created_at, default=None)
@@ -243,6 +260,79 @@ def _before_edit(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding
                       remarks=reading.remarks + ("edited after the deadline; text at the deadline not proven",))
     return flagged, (Finding("K4b" if ctx.preset == "kira" else "C6", message, post.id,
                              reading.voter, needs_gm=True),)
+
+
+def _before_silent_edit(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
+    """C6 for an edit the forum did not mark: the copy fetched by the cut-off stands.
+
+    Only a post fetched after the cut-off can have changed after it; a marker that appeared or
+    changed since the copy explains the change (an edit by the deadline: K4 judges it). With no
+    copy from before the cut-off the current text stands (tally.forensics says the evidence
+    cannot show the post as it stood then)."""
+    post = reading.post
+    if post.fetched_at is None or not ctx.history.get(post.id):
+        return reading, ()
+    if post.fetched_at <= ctx.cutoff:  # the current text was on the page by the cut-off
+        return _silent_in_time(reading, ctx), ()
+    old = _at_cutoff(ctx, post)
+    if old is None or old.deleted or _text(old) == _text(post) or _marked_since(post, old):
+        return reading, ()
+    assert old.fetched_at is not None
+    seen = f"seen {_stamp(old.fetched_at)} vs {_stamp(post.fetched_at, old.fetched_at)}"
+    fresh = _reread(reading, old, ctx, f"text changed with no edit marker ({seen})")
+    point = "the deadline" if ctx.cutoff == ctx.day.deadline else "the as-of point"
+    message = (f"post {post.id} by {post.author} changed after {point} with no edit marker ({seen}): "
+               f"counted as it stood at {point}: {_cast(fresh)}")
+    return fresh, (Finding("K4b" if ctx.preset == "kira" else "C6", message, post.id, reading.voter),)
+
+
+def _silent_in_time(reading: Reading, ctx: Context) -> Reading:
+    """A change with no marker made by the cut-off: the new text counts (no edit message to void
+    it, K4/213); the audit shows the two copies' fetch times."""
+    post = reading.post
+    old = max(ctx.history[post.id], key=lambda v: v.fetched_at or v.created_at)
+    if old.fetched_at is None or old.deleted or _text(old) == _text(post) or _marked_since(post, old):
+        return reading
+    assert post.fetched_at is not None
+    note = (f"text changed with no edit marker by the cut-off (seen {_stamp(old.fetched_at)} vs "
+            f"{_stamp(post.fetched_at, old.fetched_at)}): counted as it reads")
+    return replace(reading, evidence=reading.evidence + (note,))
+
+
+def _text(post: Post) -> object:
+    """What an edit changes (not the signature, which the forum shows from the profile)."""
+    body = post.body
+    return (body.own, body.bold, body.quotes, body.spoilers, body.code)
+
+
+def _marked_since(post: Post, old: Post) -> bool:
+    """Whether the post's marker appeared or changed since `old`: a marked edit, not a silent one.
+    A dated marker is compared by its date (its wording may be relative, "Yesterday at …")."""
+    def key(edit: EditMarker | None) -> object:
+        if edit is None:
+            return None
+        return (edit.editor, edit.edited_at or edit.text, edit.times)
+
+    return post.edit is not None and key(post.edit) != key(old.edit)
+
+
+def _stamp(at: datetime, like: datetime | None = None) -> str:
+    """A fetch time in UTC; the date left out when `like` has the same one."""
+    if like is not None and like.date() == at.date():
+        return f"{at:%H:%M:%S} UTC"
+    return f"{at:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def _cast(reading: Reading) -> str:
+    """"vote Bob", "unvote, vote Carol", "no vote": what a reading's post casts."""
+    words = []
+    for step in reading.steps:
+        action = step.action
+        if action.kind == "vote":
+            words.append(f"vote {action.target or repr(action.written)}")
+        else:
+            words.append("unvote" if action.kind == "unvote" else "no elimination")
+    return ", ".join(words) or "no vote"
 
 
 def _before_deletion(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:

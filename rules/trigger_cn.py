@@ -89,7 +89,7 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: TriggerOptions,
     voters = {r.post.id: r.voter for r in readings}
     if posts and posts[0].position == 1:
         last = last_valid_vote(settlement.verdicts) if ctx.day.number == 1 else None
-        secret = trigger_findings(judge_triggers(posts, voters, ctx.game, last))
+        secret = trigger_findings(judge_triggers(posts, voters, ctx.game, last, until=ctx.as_of))
     else:  # T8: the triggers need the thread from floor 1; the count does not guess them
         secret = (Finding("T8", "trigger conditions are judged on the whole thread: run "
                           "`tally triggers`", secret=True),) if ctx.game.events_of("trigger") else ()
@@ -221,16 +221,21 @@ def announce_at(at: datetime, zone: str) -> datetime:
     return times.localise(shown, zone).utc
 
 
-def _killer_death(game: Game, killer: frozenset[str], after: datetime) -> datetime | None:
-    """The first moment after `after` when no original killer is alive (T5, promotion)."""
+def _killer_death(game: Game, killer: frozenset[str], after: datetime,
+                  until: datetime | None = None) -> datetime | None:
+    """The first moment after `after` (and by `until`) when no original killer is alive (T5)."""
     life = Life(game)
-    moments = sorted(e.at for e in game.events_of("death") if e.player in killer and e.at >= after)
+    moments = sorted(e.at for e in game.events_of("death") if e.player in killer and e.at >= after
+                     and (until is None or e.at <= until))
     return next((m for m in moments if not any(life.alive(k, m) for k in killer)), None)
 
 
 def judge_triggers(posts: Sequence[Post], voters: dict[str, str | None], game: Game,
-                   last_vote: str | None) -> Judged:
-    """Every condition's taker and effect, applied in thread order (T4 needs the order)."""
+                   last_vote: str | None, until: datetime | None = None) -> Judged:
+    """Every condition's taker and effect, applied in thread order (T4 needs the order).
+
+    `until`: the count's as-of point (C6): a condition the GM set later, or a killer's death
+    after it, is not applied yet (`posts` are those shown by then)."""
     life, killer, zone = Life(game), killers(game), game.timezone
     notes: list[Finding] = []
     if not killer:
@@ -240,6 +245,8 @@ def judge_triggers(posts: Sequence[Post], voters: dict[str, str | None], game: G
     found: list[Met] = []
     still_open: list[tuple[Condition, tuple[str, ...]]] = []
     for cond in conditions(game):
+        if until is not None and cond.event.at > until:
+            continue
         if cond.kind == "last_voter" and last_vote is None:
             still_open.append((cond, ("round one's last valid vote is not known yet",)))
             continue
@@ -271,7 +278,7 @@ def judge_triggers(posts: Sequence[Post], voters: dict[str, str | None], game: G
             changes.append(Change(met, met.rule, f"{who} becomes a substitute killer",
                                   announce_at(at, zone)))
     for who in [p for p, s in status.items() if s == "substitute"]:  # promoted at the death
-        death = _killer_death(game, killer, since[who]) if killer else None
+        death = _killer_death(game, killer, since[who], until) if killer else None
         if death is not None:
             status[who] = "promoted"
             notes.append(Finding("T5", f"{who}, substitute killer since {_local(since[who], zone)}, "

@@ -103,6 +103,10 @@ def test_a_body_changed_without_a_marker_is_shown_side_by_side(kira_store: Path)
     own = lines.index(next(line for line in lines if line.startswith("#12   post 5012")))
     assert ("      forensics F2: text changed, no edit marker; vote post: the copy fetched after "
             "the deadline differs from the last one before it") in lines[own:own + 7]
+    # The count reads the post as it stood at the deadline (C6): Alice's vote stays on Bob.
+    assert lines[own].endswith("Alice            COUNTED    -> Bob")
+    assert ("      evidence: text changed with no edit marker (seen 2016-01-18 02:50:00 UTC vs "
+            "03:20:00 UTC); judged on the copy fetched 2016-01-18 02:50:00 UTC") in lines[own:own + 7]
 
 
 def test_an_edit_marker_that_appeared(kira_store: Path) -> None:

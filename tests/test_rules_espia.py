@@ -592,3 +592,23 @@ def test_E8_alcalde_killed_earlier_that_day_has_no_effect() -> None:
     assert findings(after, "E8") == [("post 6: Mrs Hudson claims the Alcalde's redirect of all votes to Watson; "
                                       "the Alcalde died at 21:50:00, after it: if the Justiciero killed him, the "
                                       "redirect has no effect (section 7)", True, True)]
+
+
+def test_C6_the_tramposos_pm_counts_from_its_own_time() -> None:
+    """A count taken before the Tramposo's PM (21:00) does not show his votes, even to the GM."""
+    g = espia(events=[event("tramposo_remove", "21:00:00", "Moriarty", "Moriarty")])
+    before = rules.get("espia").judge(ballots(g, BASE), g, g.days[0], at("20:30:00"), {})
+    assert before.gm_counts in (None, before.counts)
+    assert findings(before, "E6") == []
+    after = rules.get("espia").judge(ballots(g, BASE), g, g.days[0], at("21:30:00"), {})
+    assert after.gm_counts is not None
+    assert [(c.player, c.votes) for c in after.gm_counts] == [("Watson", 2), ("Moriarty", 1)]
+
+
+def test_C6_the_sacerdotes_pm_counts_from_its_own_time() -> None:
+    g = espia(events=[event("immunity", "12:00:00", "Moriarty")])
+    before = rules.get("espia").judge(ballots(g, BASE), g, g.days[0], at("11:00:00"), {})
+    assert before.gm_outcome is None or "immune" not in before.gm_outcome.detail
+    assert findings(before, "E5") == []
+    after = rules.get("espia").judge(ballots(g, BASE), g, g.days[0], at("21:30:00"), {})
+    assert after.gm_outcome is not None and "immune to the vote" in after.gm_outcome.detail

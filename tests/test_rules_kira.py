@@ -351,3 +351,79 @@ def test_C6_deleted_post_read_from_saved_copy_or_flagged() -> None:
         "not_a_vote", "deleted; no saved copy shows its text")
     assert [f.message for f in lost.findings if f.post_id] == [
         "post 1 by Alice is deleted and no saved copy shows its text"]
+
+
+# -- C6 for silent edits: the forum showed no edit marker --------------------------------------
+
+def test_C6_silent_edit_after_the_deadline_counts_the_copy_fetched_by_then() -> None:
+    """phpBB shows no notice for a moderator's edit without a reason (FORUMS.md §2.4): the
+    copy fetched before the deadline stands, and the GM's flags say why."""
+    before = post(1, "Alice", "10:00:00", "vote: Bob", fetched="02:50:00")
+    rows = [("Alice", "10:00:00", vote("Dan"), {"text": "vote: Dan", "fetched": "+1 03:20:00"})]
+    t = judge(game(), rows, history={"1": (before,)})
+    v = verdict(t, 1)
+    assert (v.verdict, v.target) == ("counted", "Bob")
+    assert counts(t) == [("Bob", 1, ("Alice",))]
+    assert v.evidence[-1] == ("text changed with no edit marker (seen 2016-01-18 02:50:00 UTC vs "
+                              "03:20:00 UTC); judged on the copy fetched 2016-01-18 02:50:00 UTC")
+    assert [(f.rule, f.message, f.needs_gm) for f in t.findings if f.post_id] == [
+        ("K4b", "post 1 by Alice changed after the deadline with no edit marker (seen 2016-01-18 "
+         "02:50:00 UTC vs 03:20:00 UTC): counted as it stood at the deadline: vote Bob", False)]
+    # Counted at 01:00, before the 02:50 fetch: no copy shows the post then, the text stands.
+    early = judge(game(), rows, as_of="01:00:00", history={"1": (before,)})
+    assert (verdict(early, 1).target, [f for f in early.findings if f.post_id]) == ("Dan", [])
+
+
+def test_C6_silent_edit_after_the_as_of_point() -> None:
+    before = post(1, "Alice", "10:00:00", "vote: Bob", fetched="12:00:00")
+    rows = [("Alice", "10:00:00", vote("Dan"), {"text": "vote: Dan", "fetched": "18:00:00"})]
+    t = judge(game(), rows, as_of="15:00:00", history={"1": (before,)})
+    assert verdict(t, 1).target == "Bob"
+    assert [f.message for f in t.findings if f.post_id] == [
+        "post 1 by Alice changed after the as-of point with no edit marker (seen 2016-01-17 "
+        "12:00:00 UTC vs 18:00:00 UTC): counted as it stood at the as-of point: vote Bob"]
+    assert verdict(judge(game(), rows, history={"1": (before,)}), 1).target == "Dan"
+
+
+def test_K4_silent_edit_before_the_deadline_counts_the_new_text() -> None:
+    """Rule 213 voids a post that "has an edit message": a silent edit has none, so the new
+    text counts; the audit shows the two copies."""
+    before = post(1, "Alice", "10:00:00", "vote: Bob", fetched="11:00:00")
+    rows = [("Alice", "10:00:00", vote("Dan"), {"text": "vote: Dan", "fetched": "20:00:00"})]
+    t = judge(game(), rows, history={"1": (before,)})
+    v = verdict(t, 1)
+    assert (v.verdict, v.target) == ("counted", "Dan")
+    assert v.evidence[-1] == ("text changed with no edit marker by the cut-off (seen 2016-01-17 "
+                              "11:00:00 UTC vs 20:00:00 UTC): counted as it reads")
+    assert [f for f in t.findings if f.post_id] == []
+    assert any(n.startswith("K4: a text changed with no edit message") for n in t.notes)
+
+
+def test_K4_marked_edit_before_the_deadline_still_voids_when_fetched_after() -> None:
+    """A marker that appeared since the copy explains the change: K4 judges it, not C6."""
+    before = post(1, "Alice", "10:00:00", "vote: Bob", fetched="11:00:00")
+    rows = [("Alice", "10:00:00", vote("Dan"), {"text": "vote: Dan", "fetched": "+1 03:20:00",
+                                                 "edit": edited("Edited by Alice", "12:00:00", "Alice")})]
+    t = judge(game(), rows, history={"1": (before,)})
+    assert (verdict(t, 1).verdict, verdict(t, 1).rule) == ("void", "K4")
+    assert [f for f in t.findings if f.post_id] == []
+
+
+def test_C6_silent_edit_behind_an_unchanged_marker() -> None:
+    """The marker of an edit made before the copy stays as it was; the text changed again."""
+    marker = edited("Edited by Alice", "10:30:00", "Alice")
+    before = post(1, "Alice", "10:00:00", "vote: Bob", edit=marker, fetched="11:00:00")
+    rows = [("Alice", "10:00:00", vote("Dan"), {"text": "vote: Dan", "fetched": "+1 03:20:00",
+                                                 "edit": marker})]
+    t = judge(game(), rows, history={"1": (before,)})
+    v = verdict(t, 1)
+    assert (v.verdict, v.rule, v.target) == ("void", "K4", "Bob")  # the copy, marker and all
+    assert [f.rule for f in t.findings if f.post_id] == ["K4b"]
+
+
+def test_C6_no_saved_copy_leaves_the_post_as_it_reads() -> None:
+    rows = [("Alice", "10:00:00", vote("Dan"), {"text": "vote: Dan", "fetched": "+1 03:20:00"})]
+    t = judge(game(), rows)
+    v = verdict(t, 1)
+    assert (v.verdict, v.target, v.reason) == ("counted", "Dan", "vote for Dan")
+    assert [f for f in t.findings if f.post_id] == []

@@ -246,3 +246,13 @@ player = "Andrew"
 target = "Danielle"
 day = 2
 """
+
+
+def test_C6_the_owls_pick_counts_from_its_own_time() -> None:
+    """A count taken before the Hombre-búho's pick (12:00) shows no pick, even to the GM."""
+    g = lupus(events=(FRANK_DIED, WELCOME, event("buho_pick", "12:00:00", "Carl", "Bea", day=1)))
+    early = judge(g, EXAMPLE, as_of=at("11:00:00"))
+    assert findings(early, "L3") == []
+    assert early.gm_outcome is None or early.gm_outcome.detail.startswith("suspects: Andrew, Danielle (")
+    later = judge(g, EXAMPLE, as_of=at("13:00:00"))
+    assert later.gm_outcome is not None and later.gm_outcome.detail.startswith("suspects: Bea, Andrew (")

@@ -317,3 +317,13 @@ def test_validate_names_the_line_of_an_unknown_or_incomplete_event() -> None:
         preset.validate(mafia(events=[no_target]))
     with pytest.raises(GameFileError, match="rules.min_posts: expected at least 0"):
         preset.validate(mafia(options={"min_posts": -1}))
+
+
+def test_C6_a_secret_action_counts_from_its_own_time() -> None:
+    """The Прокурор's vote sent at 13:30 is not in a count taken at 13:00, even the GM's."""
+    g = mafia(events=[event("prosecutor_vote", "13:30:00", "Шерлок", "Ватсон")])
+    early = rules.get("mafia-ru").judge(ballots(g, BASE[:4]), g, g.days[0], at("13:00:00"), {})
+    assert early.gm_counts in (None, early.counts)
+    assert findings(early, "R6") == []
+    later = rules.get("mafia-ru").judge(ballots(g, BASE[:4]), g, g.days[0], at("14:00:00"), {})
+    assert gm(later)[0] == [("Ватсон", 3), ("Мориарти", 2)]

@@ -76,3 +76,18 @@ def test_C3_edits_do_not_void_by_default() -> None:
     assert verdict(judge(game("majority"), rows), 1).verdict == "counted"
     strict = judge(game("majority", options={"void_edited": True}), rows)
     assert (verdict(strict, 1).verdict, verdict(strict, 1).rule) == ("void", "edited")
+
+
+def test_C6_silent_edit_after_the_deadline_reads_the_copy_fetched_by_then() -> None:
+    """A moderator's edit without a reason (no marker) after the deadline moves no vote; the
+    GM's flags name the post and the copy used."""
+    from rulekit import post
+
+    before = post(3, "Dan", "06:00:00", "##vote Carol", fetched="01:00:00")
+    rows = [("Alice", "04:00:00", vote("Bob")), ("Carol", "05:00:00", vote("Bob")),
+            ("Dan", "06:00:00", vote("Bob"), {"text": "##vote Bob", "fetched": "+1 04:00:00"})]
+    t = judge(game("majority", players=SEVEN), rows, history={"3": (before,)})
+    assert counts(t) == [("Bob", 2, ("Alice", "Carol")), ("Carol", 1, ("Dan",))]
+    assert [(f.rule, f.message) for f in t.findings if f.post_id] == [
+        ("C6", "post 3 by Dan changed after the deadline with no edit marker (seen 2016-01-18 "
+         "01:00:00 UTC vs 04:00:00 UTC): counted as it stood at the deadline: vote Carol")]

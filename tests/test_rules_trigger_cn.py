@@ -233,3 +233,17 @@ def test_validate_names_the_line_of_an_unknown_or_incomplete_trigger() -> None:
     with pytest.raises(GameFileError, match="bad pattern"):
         preset.validate(trigger_game(trigger("regex", "x", pattern="(")))
     assert post(1, "张三", "04:00:00").position == 1
+
+
+def test_C6_a_killers_death_after_the_count_does_not_promote_yet() -> None:
+    """T5's promotion at the killer's death (04:30) is not in a count taken at 04:20."""
+    g = trigger_game(trigger("floor", "第2楼", floor=2), events=[death(KILLER, "04:30:00")])
+    rows = [OPENING, said("张三", "04:00:00"), said("李四", "04:10:00")]
+    preset, extractor = rules.get("trigger-cn"), Extractor(g, rules.get("trigger-cn").syntax)
+    early = preset.judge([extractor.ballot(b.post) for b in ballots(g, rows)], g, g.days[0],
+                         at("04:20:00"), {})
+    assert [r for r, _, _ in secrets(early)] == ["T1"]
+    later = preset.judge([extractor.ballot(b.post) for b in ballots(g, rows)], g, g.days[0],
+                         at("05:00:00"), {})
+    assert ("T5", "张三", "张三, substitute killer since 2016-01-17 04:00, is promoted at the killer's "
+            "death (2016-01-17 04:30)") in secrets(later)
