@@ -16,7 +16,6 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Sequence
-from typing import cast
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from lxml.html import HtmlElement
@@ -133,7 +132,8 @@ class DiscuzReplier(Replier):
 
 
 def _read_answer(answer: Response, host: str) -> Reply:
-    """succeedhandle_… -> the post id (or ForumError when it waits for a moderator);
+    """succeedhandle_… -> the post id (visible=False when it waits for a moderator: the post
+    exists, so it is not an error, and it must not be sent again);
     errorhandle_… -> FloodLimit, SessionExpired or ForumError with the forum's words."""
     text = _decoded(answer)
     succeeded = _SUCCEED.search(text)
@@ -142,10 +142,8 @@ def _read_answer(answer: Response, host: str) -> Reply:
         values = dict(_JS_PARAM.findall(params))
         pid = values.get("pid") or _pid_in(url)
         words = _plain(words)
-        if _MODERATED.search(words):
-            raise ForumError(f"{LABEL}: {host}: the reply awaits a moderator: it exists (post "
-                             f"{pid or '?'}) but is not visible until approved: {words}")
-        return Reply(pid or None, urljoin(answer.url, url.replace("\\/", "/")) if url else None)
+        address = urljoin(answer.url, url.replace("\\/", "/")) if url else None
+        return Reply(pid or None, address, visible=not _MODERATED.search(words))
     failed = _ERROR.search(text)
     words = _plain(failed.group(1)) if failed else _answer_words(answer)
     if not failed and "回复发布成功" in words:  # a plain message page (inajax ignored)
@@ -158,9 +156,8 @@ def _read_answer(answer: Response, host: str) -> Reply:
                          float(flood.group(1) or flood.group(2)))
     if _HOURLY.search(words):
         raise ForumError(f"{LABEL}: {host}: the forum's hourly limit on replies: {words}")
-    if _MODERATED.search(words):
-        raise ForumError(f"{LABEL}: {host}: the reply awaits a moderator: it exists but is not "
-                         f"visible until approved: {words}")
+    if _MODERATED.search(words):  # a plain message page: the post exists, its id unsaid
+        return Reply(_pid_in(text), None, visible=False)
     if _LOGIN_WORDS.search(words):
         raise SessionExpired(f"{LABEL}: {host}: the session is no longer logged in: {words}")
     raise ForumError(f"{LABEL}: {host}: the reply was refused: {words or 'no message'}")
@@ -204,8 +201,7 @@ def _answer_words(response: Response) -> str:
 
 def _encoded(fields: dict[str, str], charset: str) -> tuple[FormData, dict[str, str]]:
     """The form as a browser on this page sends it: urlencoded bytes in the page's charset.
-    Characters the charset lacks go as &#N; references, which Discuz's dhtmlspecialchars keeps.
-    (requests sends a str body as it is; FormData's type does not say so, hence the cast.)"""
+    Characters the charset lacks go as &#N; references, which Discuz's dhtmlspecialchars keeps."""
     codec = _FORM_CODECS.get(charset, charset)
     try:
         codecs.lookup(codec)
@@ -213,7 +209,7 @@ def _encoded(fields: dict[str, str], charset: str) -> tuple[FormData, dict[str, 
         codec = "utf-8"
     body = urlencode(list(fields.items()), encoding=codec, errors="xmlcharrefreplace")
     headers = {"Content-Type": f"application/x-www-form-urlencoded; charset={charset}"}
-    return cast(FormData, body), headers
+    return body, headers
 
 
 def _hidden_fields(form: HtmlElement) -> dict[str, str]:

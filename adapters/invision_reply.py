@@ -105,8 +105,7 @@ class InvisionReplier(Replier):
         form = _password_form(parse_document_as_browser(login.body))
         if form is None:
             raise CannotPostHere(f"{LABEL}: {_host(thread_url)}: the board has no username and "
-                                 "password login form: cannot post automatically here; the count "
-                                 "is printed ready to paste")
+                                 "password login form: cannot post automatically here")
         fields = _hidden_fields(form)
         fields.setdefault("_processLogin", "usernamepassword")
         fields.update(auth=credentials.account, password=credentials.password, remember_me="1")

@@ -23,12 +23,19 @@ from urllib.parse import urljoin
 from tally.adapters.html import collapse, parse_document_as_browser
 from tally.adapters.jv import JV, read_payload
 from tally.adapters.reply import Credentials, Replier, Reply
-from tally.errors import CannotPostHere, FloodLimit, ForumError, InputError, SessionExpired
+from tally.errors import (
+    CannotPostHere,
+    Challenged,
+    FloodLimit,
+    ForumError,
+    InputError,
+    SessionExpired,
+)
 from tally.fetch import Response
 
 LABEL = "jeuxvideo.com"
 ADD_MESSAGE = "/forums/message/add"
-_TO_PASTE = "cannot post automatically here; the count is printed ready to paste"
+_TO_PASTE = "cannot post automatically here"  # the run adds where the count is left to paste
 LOGIN_NEEDS_CAPTCHA = f"{LABEL}: login needs a captcha: {_TO_PASTE}"
 CLOUDFLARE = f"{LABEL}: Cloudflare challenge: {_TO_PASTE}"
 CAPTCHA = f"{LABEL}: the forum asks for a captcha: {_TO_PASTE}"
@@ -47,6 +54,7 @@ _LOGIN_WORDS = re.compile(r"connect|connexion|identifi", re.IGNORECASE)
 
 class JVReplier(Replier):
     name = "jv"
+    password_login = False  # the GM supplies the session cookie; tally never logs in here
 
     def logged_in(self, page: bytes, account: str) -> bool:
         payload, _ = read_payload(page)
@@ -82,15 +90,21 @@ class JVReplier(Replier):
                   ("messageId", "undefined"),
                   *((str(key), str(value)) for key, value in session.items()),
                   ("ajax_hash", str(data["ajaxToken"]))]
-        answer = self.http.post(
-            urljoin(page.url, ADD_MESSAGE), {},
-            files={name: (None, value) for name, value in fields},
-            headers={"X-Requested-With": "XMLHttpRequest", "Accept": "application/json"})
+        try:
+            answer = self.http.post(
+                urljoin(page.url, ADD_MESSAGE), {},
+                files={name: (None, value) for name, value in fields},
+                headers={"X-Requested-With": "XMLHttpRequest", "Accept": "application/json"})
+        except Challenged:  # the fetcher read Cloudflare's cf-mitigated header (§3.4)
+            raise CannotPostHere(CLOUDFLARE) from None
         return _read_answer(answer, page.url)
 
     def _topic_page(self, thread_url: str) -> Response:
         _topic_id(thread_url)  # a clear error for a URL that is not a JV topic
-        page = self.http.get(thread_url)
+        try:
+            page = self.http.get(thread_url)
+        except Challenged:
+            raise CannotPostHere(CLOUDFLARE) from None
         if _challenged(page):
             raise CannotPostHere(CLOUDFLARE)
         return page

@@ -8,20 +8,24 @@ credentials, holds) lives once in tally/ and never in an adapter.
 Errors a replier raises, each one line (tally.errors):
 - LoginError: the forum refused the credentials (or the account is banned).
 - CannotPostHere: a captcha or challenge stands in the way; no automatic post is possible.
+  Its message ends "cannot post automatically here": the run adds where the count is left.
 - FloodLimit(wait=…): too soon after the last post.
 - SessionExpired: the stored session is no longer valid (the caller logs in again once).
 - OutcomeUnknown: the reply went out and no answer came back; the post may exist.
 - ForumError: anything else the forum said no to, quoting its message.
+A post the forum took but holds for a moderator is not an error: a Reply with visible=False
+(the run records it as posted, so the same count is never sent into the queue twice).
 A replier never logs, prints or puts in a message the password or a cookie.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+from tally import fetch
 from tally.errors import InputError
 from tally.fetch import Response
 
@@ -36,13 +40,15 @@ class Credentials:
 
 @dataclass(frozen=True)
 class Reply:
-    """What the forum made of a reply: the new post's id and address, when it says."""
+    """What the forum made of a reply: the new post's id and address, when it says; `visible`
+    False when the post exists but waits for a moderator (Discuz "回复需要审核")."""
 
     post_id: str | None
     url: str | None = None
+    visible: bool = True
 
 
-FormData = Mapping[str, str] | Sequence[tuple[str, str]]
+FormData = fetch.FormData  # fields, or a body already encoded (str | bytes: Discuz, §4.4)
 
 
 class Http(Protocol):
@@ -61,6 +67,10 @@ class Replier(ABC):
     """Login and reply for one engine. One instance per run; the Http holds the session."""
 
     name: ClassVar[str]  # the engine's name, as in tally.adapters ("phpbb", ...)
+    # False: the engine is never logged into by tally (JV: its login wants a captcha); the
+    # session is a cookie the GM supplies, so no password is asked and the cookie file is the
+    # GM's: never deleted when the session ends.
+    password_login: ClassVar[bool] = True
 
     def __init__(self, http: Http) -> None:
         self.http = http

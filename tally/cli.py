@@ -69,7 +69,7 @@ def main(version: bool = typer.Option(False, "--version", callback=_version, is_
 
 
 @contextmanager
-def _errors() -> Iterator[None]:
+def errors() -> Iterator[None]:
     """Expected errors: one line and their exit code. Bugs: a traceback and exit 1."""
     try:
         yield
@@ -241,22 +241,33 @@ def run_count(game_path: Path, day: int | None, source: Path | None, fetched_at:
               command: str = "count") -> Tally:
     """One count. Read through the snapshot store (online or --offline), it is recorded as a
     snapshot under `command` (count, audit, post): the versions read, the game file, the result."""
-    return _count(game_path, day, source, fetched_at, offline, store, as_of, extra, warc,
-                  command).tally
+    return read_and_count(game_path, day, source, fetched_at, offline, store, as_of, extra, warc,
+                          command).tally
 
 
 @dataclass(frozen=True)
-class _Counted:
+class Counted:
+    """What the shared read+count step read and counted, for a command to render."""
+
     game: Game
+    day: int
+    thread: Thread  # the counted thread
+    others: tuple[Thread, ...]  # the game's other threads, when the preset reads them (R10)
+    at: datetime | None  # --as-of as a time (UTC) ...
+    up_to_post: str | None  # ... or as a post id
     tally: Tally
     main: StoredThread | None = None  # read through the store (None: --from, --from-warc)
     snapshot: int | None = None  # the snapshot recorded for it
     versions: int = 0  # the page versions it read, every thread included
 
 
-def _count(game_path: Path, day: int | None, source: Path | None, fetched_at: str | None,
-           offline: bool, store_path: Path | None, as_of: str | None, extra: Sequence[Path],
-           warc: Path | None, command: str) -> _Counted:
+def read_and_count(game_path: Path, day: int | None, source: Path | None,
+                   fetched_at: str | None, offline: bool, store_path: Path | None,
+                   as_of: str | None, extra: Sequence[Path] = (), warc: Path | None = None,
+                   command: str = "count") -> Counted:
+    """The step count, audit and report share: load the game, pick the day, read the thread(s)
+    (saved pages, a WARC, or through the snapshot store) and count. Read through the store, the
+    count is recorded as a snapshot under `command` (issue 6: every count leaves its evidence)."""
     from tally import engine, evidence
 
     if warc is not None and (source is not None or offline):
@@ -273,18 +284,19 @@ def _count(game_path: Path, day: int | None, source: Path | None, fetched_at: st
         others = read_other_threads(game, source, extra, fetched_at, offline, store_path)
         tally = engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post,
                              others=others)
-        return _Counted(game, tally)
+        return Counted(game, day_number, thread, others, at, up_to_post, tally)
     store = _open_store(game, store_path)
     main = _read_stored(game, game.day(day_number).thread_url or game.thread_url, offline, store)
     read = tuple(_read_stored(game, url, offline, store) for url in game.extra_threads) \
         if _reads_other_threads(game) else ()
+    others = tuple(other.thread for other in read)
     tally = engine.count(main.thread, game, day_number, as_of=at, up_to_post=up_to_post,
-                         others=tuple(other.thread for other in read))
+                         others=others)
     snapshot = evidence.record(store, command=command, main=main, others=read,
                                game_text=game.path.read_text(encoding="utf-8"), tally=tally,
                                asked=evidence.Asked(at, up_to_post))
-    return _Counted(game, tally, main, snapshot,
-                    len(main.versions) + sum(len(other.versions) for other in read))
+    return Counted(game, day_number, main.thread, others, at, up_to_post, tally, main, snapshot,
+                   len(main.versions) + sum(len(other.versions) for other in read))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,7 +325,7 @@ def count(
     """Count a day's votes and print the tally post (and, in text/json, the GM report)."""
     from tally.render import render
 
-    with _errors():
+    with errors():
         tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or (), warc)
         typer.echo(render(tally, fmt, public=public), nl=False)
         if strict and needs_gm(tally):
@@ -347,7 +359,7 @@ def audit(
 ) -> None:
     """Say, for every post in the day's window, why it counted or not; with the snapshot store,
     what changed between its fetches (edit forensics)."""
-    with _errors():
+    with errors():
         if fmt not in ("text", "json"):
             raise InputError(f"unknown audit format {fmt!r} (known: text, json)")
         if from_snapshot is not None:
@@ -362,8 +374,8 @@ def audit(
             if code:
                 raise typer.Exit(code)
             return
-        counted = _count(game, day, source, fetched_at, offline, store, as_of, extra or (), warc,
-                         "audit")
+        counted = read_and_count(game, day, source, fetched_at, offline, store, as_of,
+                                 extra or (), warc, "audit")
         if counted.snapshot is not None:
             typer.echo(f"snapshot {counted.snapshot}: recorded what this audit read "
                        f"({counted.versions} page versions)", err=True)
@@ -457,11 +469,11 @@ def init(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing game file."),
 ) -> None:
     """Write a first game file from a thread: engine, zone, roster, day 1, preset."""
-    with _errors():
+    with errors():
         if out.exists() and not force:
             raise InputError(f"{out}: already exists; use --force to overwrite it")
         text = _first_game_file(url, source, timezone, preset, out, fetched_at)
-        _write_atomically(out, text)
+        write_atomically(out, text)
         typer.echo(f"wrote {out}: check the lines marked CHECK, then run: tally count {out}")
 
 
@@ -507,7 +519,7 @@ def _init_engine(url: str, forced: str | None, source: Path | None) -> Engine:
                      "looks like one; write engine:URL")
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
     """Write beside the target, then rename: an interrupted run leaves nothing half-written."""
     import os
     import tempfile
@@ -535,7 +547,7 @@ def triggers(
     """The GM's private trigger report (trigger-cn, T1-T8): never post it in the thread."""
     from tally.rules import trigger_cn
 
-    with _errors():
+    with errors():
         loaded = load_game(game)
         if loaded.preset != "trigger-cn":
             raise InputError(f"{game}: tally triggers is for trigger-cn games "

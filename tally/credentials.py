@@ -7,6 +7,8 @@ from the game file: TALLY_PASSWORD, else the system keyring (service "tally:<hos
 The session cookies are kept between runs in `.tally/<game>.cookies` beside the snapshot store,
 mode 0600, written atomically; never in the snapshot store (fetch.KEPT_HEADERS has no
 Set-Cookie) and never in a message. A run reuses them until the forum says the session expired.
+On an engine tally never logs in to (JV: Replier.password_login False) the GM supplies the
+cookie (`supply_cookies`, from TALLY_COOKIE), and the file is never deleted by a run.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from pathlib import Path
 
 import requests
@@ -25,6 +28,8 @@ from tally.errors import InputError, LoginError
 log = logging.getLogger(__name__)
 
 SERVICE = "tally"
+COOKIE_ENV = "TALLY_COOKIE"
+_COOKIE_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 6265 token
 
 
 def account_of(configured: str | None, game: str) -> str:
@@ -112,3 +117,31 @@ def save_cookies(path: Path, session: requests.Session) -> None:
 def forget_cookies(path: Path, session: requests.Session) -> None:
     session.cookies.clear()
     path.unlink(missing_ok=True)
+
+
+def supply_cookies(path: Path, header: str | None, host: str) -> list[str]:
+    """The GM's session cookie for `host`, given as a browser's Cookie header ("name=value;
+    name2=value2", an optional "Cookie:" before it), written as the cookie file (0600, replacing
+    it). Returns the cookies' names; a value never reaches a message."""
+    if not header or not header.strip():
+        raise InputError(f"{COOKIE_ENV} is not set: put the bot's session cookie in it as a "
+                         "browser sends it, e.g. TALLY_COOKIE='name=value; name2=value2'")
+    text = header.strip()
+    if text[:7].lower() == "cookie:":
+        text = text[7:]
+    session = requests.Session()
+    names: list[str] = []
+    for number, part in enumerate((p.strip() for p in text.split(";")), start=1):
+        if not part:
+            continue
+        name, equals, value = part.partition("=")
+        name, value = name.strip(), value.strip().strip('"')
+        if not equals or not _COOKIE_NAME.fullmatch(name) or not value:
+            raise InputError(f"{COOKIE_ENV}: part {number} is not name=value (expected "
+                             "'name=value; name2=value2')")
+        session.cookies.set_cookie(create_cookie(name, value, domain=host, path="/"))
+        names.append(name)
+    if not names:
+        raise InputError(f"{COOKIE_ENV} holds no cookie (expected 'name=value; name2=value2')")
+    save_cookies(path, session)
+    return list(dict.fromkeys(names))

@@ -16,6 +16,9 @@ EXIT_NOTHING_TO_POST = 6  # nothing changed, too soon, quiet hours: no post, not
 EXIT_LOGIN = 7  # no credentials, or the forum refused them
 EXIT_CANNOT_POST = 8  # captcha / challenge: cannot post automatically; the count is left to paste
 EXIT_BUSY = 9  # another run holds the game's lock
+EXIT_AWAITING_MODERATION = 10  # posted, but the forum holds it for a moderator: players cannot
+# see it yet; the run records it as posted (never posts it again) and the GM should ask the
+# board's staff to exempt the bot
 
 
 class TallyError(Exception):
@@ -55,6 +58,11 @@ class CannotPostHere(ForumError):
     """The forum wants a human (captcha, Cloudflare challenge): no automatic post is possible."""
 
     exit_code = EXIT_CANNOT_POST
+
+
+class Challenged(ForumError):
+    """The forum's CDN answered with a challenge (Cloudflare `cf-mitigated: challenge`): only a
+    browser gets through. Reading: a forum error; posting: CannotPostHere. Never retried."""
 
 
 class FloodLimit(ForumError):

@@ -21,13 +21,19 @@ from urllib.parse import urlsplit
 import requests
 
 from tally import __version__, times
-from tally.errors import FloodLimit, ForumError, OutcomeUnknown, TruncatedPage
+from tally.errors import Challenged, FloodLimit, ForumError, OutcomeUnknown, TruncatedPage
 
 log = logging.getLogger(__name__)
 
 # The response headers worth keeping in the snapshot store (issue 6: Date/Last-Modified/ETag).
-KEPT_HEADERS = ("Date", "Last-Modified", "ETag", "Content-Type", "Retry-After")
+# cf-mitigated: Cloudflare's mark on a challenge answer (FORUMS.md §3.4), kept so that a stored
+# page shows why it is not the forum's.
+KEPT_HEADERS = ("Date", "Last-Modified", "ETag", "Content-Type", "Retry-After", "cf-mitigated")
 RETRY_AFTER_STATUSES = (429, 503)
+# A POSTed form: fields, or a body already encoded (Discuz sends urlencoded bytes in the page's
+# charset, FORUMS.md §4.4); requests sends str and bytes as they are.
+FormData = Mapping[str, str] | list[tuple[str, str]] | tuple[tuple[str, str], ...] | str | bytes
+CHALLENGE_STATUSES = (403, 503)
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ class Fetcher:
                 self._defer(host, wait)
         raise AssertionError("unreachable")  # the loop returns or raises
 
-    def post(self, url: str, data: object, *, files: Mapping[str, tuple[str | None, str]] |
+    def post(self, url: str, data: FormData, *, files: Mapping[str, tuple[str | None, str]] |
              None = None, headers: Mapping[str, str] | None = None) -> Response:
         """One POST (a reply, a login), polite like a GET but never retried: a retried reply
         could post twice. When the request may have reached the forum and no answer came back
@@ -135,6 +141,7 @@ class Fetcher:
                     raise ForumError(f"{host_name}: {problem}; nothing was posted") from None
                 raise OutcomeUnknown(f"{host_name}: {problem} while posting; it may have "
                                      "been posted") from None
+        _check_challenge(reply.status_code, reply.headers, host_name)
         if reply.status_code in RETRY_AFTER_STATUSES:
             wait = _retry_after(reply.headers.get("Retry-After"))
             self._defer(host, wait or self.backoff)
@@ -189,6 +196,7 @@ class Fetcher:
         except requests.ConnectionError as exc:
             raise _Retry(_connection_problem(exc)) from None
         self._check_length(reply, body, url)
+        _check_challenge(reply.status_code, reply.headers, host_name)
         self._check_status(reply.status_code, reply.headers, url)
         return Response(
             url=reply.url or url,
@@ -223,6 +231,14 @@ class Fetcher:
             raise _Retry(f"HTTP {status}")
         # Other 4xx: asking again gives the same answer (and may look like abuse).
         raise ForumError(f"{urlsplit(url).hostname}: HTTP {status}: {_public(url)}")
+
+
+def _check_challenge(status: int, headers: Mapping[str, str], host_name: str) -> None:
+    """A Cloudflare challenge instead of the forum's answer: asking again (or waiting out a
+    Retry-After) gives the same challenge; only a browser that runs its script gets through."""
+    if status in CHALLENGE_STATUSES and \
+            headers.get("cf-mitigated", "").strip().lower() == "challenge":
+        raise Challenged(f"{host_name}: Cloudflare challenge: a browser is needed")
 
 
 def _retry_after(value: str | None) -> float | None:

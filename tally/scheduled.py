@@ -5,6 +5,9 @@
          ─► decide (tally.when) ─► hold on doubt? ─► already in the thread?
          ─► render (tally.render.update) ─► 'sending' ─► reply ─► 'posted' | 'failed'
 
+A post the forum holds for a moderator (Discuz "回复需要审核") is 'posted' with the note
+"awaiting moderation" and exit 10: it exists, so it is never sent again.
+
 Never twice: the lock stops a second run; the intent row is written before the reply call, so
 a crash after the forum took the post leaves 'sending', and the next run looks for the post's
 marker (the content hash in its last line) among the bot's posts before anything else; and a
@@ -32,13 +35,15 @@ import requests
 from tally import crawl, credentials, evidence, times
 from tally import engine as counting
 from tally import rules as presets
-from tally.adapters.reply import Http, Replier, replier_for
+from tally.adapters.reply import Credentials, Http, Replier, replier_for
 from tally.crawl import StoredThread
 from tally.errors import (
+    EXIT_AWAITING_MODERATION,
     EXIT_NEEDS_GM,
     EXIT_NOTHING_TO_POST,
     EXIT_OK,
     CannotPostHere,
+    Challenged,
     ForumError,
     InputError,
     OutcomeUnknown,
@@ -244,13 +249,19 @@ class _Run:
         is left in a file beside the store, ready to paste."""
         try:
             return self.reply(counted, summary, sha, text, decision)
+        except Challenged as exc:  # the CDN's challenge on a page or the reply: a human posts
+            return self.paste(CannotPostHere(f"{exc}: cannot post automatically here"), text)
         except CannotPostHere as exc:
-            paste = self.store_file.with_suffix(".paste.txt")
-            try:
-                paste.write_text(text, encoding="utf-8")
-            except OSError:
-                raise exc from None
-            raise CannotPostHere(f"{exc}; the count is ready to paste from {paste}") from None
+            return self.paste(exc, text)
+
+    def paste(self, exc: CannotPostHere, text: str) -> Result:
+        """Leave the count in `.tally/<game>.paste.txt` and say so once, in the error's line."""
+        paste = self.store_file.with_suffix(".paste.txt")
+        try:
+            paste.write_text(text, encoding="utf-8")
+        except OSError:
+            raise exc from None
+        raise CannotPostHere(f"{exc}; the count is ready to paste from {paste}") from None
 
     def reply(self, counted: _Counted, summary: dict[str, Any], sha: str, text: str,
               decision: Decision) -> Result:
@@ -259,13 +270,27 @@ class _Run:
         session = requests.Session()
         had_session = credentials.load_cookies(cookie_file, session) > 0
         replier = self.network.replier(counted.engine, self.network.poster(session))
+        # A supplied-cookie engine (JV): no password is ever asked, and the cookie file is the
+        # GM's: never deleted, and rewritten only after a reply the session made.
+        supplied = not replier.password_login
+
+        def keep() -> None:
+            if not supplied:
+                credentials.save_cookies(cookie_file, session)
 
         def login() -> None:
+            if supplied:
+                try:  # only checks that the GM's session is connected
+                    replier.login(counted.url, Credentials(self.account or "", ""))
+                except CannotPostHere as exc:
+                    raise CannotPostHere(f"{exc}; {self.supply(cookie_file, had_session)}") \
+                        from None
+                return
             found = credentials.credentials(self.game.posting.account, self.game.path.name, host)
             replier.login(counted.url, found)
             credentials.save_cookies(cookie_file, session)
 
-        if not had_session:
+        if not had_session or supplied:
             login()
         row = self.store.begin_post(thread_key=counted.main.key, day=counted.day, sha256=sha,
                                     summary=summary, body=text,
@@ -273,7 +298,10 @@ class _Run:
         try:
             try:
                 reply = replier.reply(counted.url, text)
-            except SessionExpired:
+            except SessionExpired as expired:
+                if supplied:  # logging in is the GM's part: a fresh cookie
+                    raise CannotPostHere(f"{expired}: cannot post automatically here; "
+                                         f"{self.supply(cookie_file, True)}") from None
                 if not had_session:
                     raise  # a session made a moment ago: logging in again would loop
                 log.info("%s: session expired; logging in again", host)
@@ -282,20 +310,59 @@ class _Run:
                 reply = replier.reply(counted.url, text)
         except OutcomeUnknown as exc:
             # The row stays 'sending': the next run reads the tail before posting anything.
-            credentials.save_cookies(cookie_file, session)
+            keep()
             raise OutcomeUnknown(f"{exc}; the next run checks the thread before posting "
                                  "again") from None
         except TallyError as exc:
             note = str(exc)
             self.store.finish_post(row, state="failed", note=note)
-            credentials.save_cookies(cookie_file, session)
+            keep()
             if isinstance(exc, ThreadMovedOn):
                 raise _Recount() from None
             raise
+        as_post = f" as post {reply.post_id}" if reply.post_id else " (the forum gave no post id)"
+        if not reply.visible:
+            # The post exists in the moderation queue: recorded as posted, so this count is
+            # never sent into the queue again (the next change is, like any count).
+            self.store.finish_post(row, state="posted", post_id=reply.post_id,
+                                   posted_at=times.now(), note=AWAITING_MODERATION)
+            credentials.save_cookies(cookie_file, session)
+            return Result(EXIT_AWAITING_MODERATION, f"posted the count to {counted.url}{as_post}, "
+                          "but the forum holds it for a moderator: players see it once it is "
+                          "approved (ask the board's staff to exempt the bot's account): "
+                          f"{decision.reason}")
         self.store.finish_post(row, state="posted", post_id=reply.post_id, posted_at=times.now())
         credentials.save_cookies(cookie_file, session)
-        as_post = f" as post {reply.post_id}" if reply.post_id else " (the forum gave no post id)"
         return Result(EXIT_OK, f"posted the count to {counted.url}{as_post}: {decision.reason}")
+
+    def supply(self, cookie_file: Path, had_session: bool) -> str:
+        """What the GM does when the supplied session is missing or over (JV)."""
+        fix = f"`TALLY_COOKIE='name=value; …' tally post {self.game.path.name} --cookie-from-env`"
+        if had_session:
+            return f"the session cookie in {cookie_file} is no longer logged in: supply a " \
+                   f"fresh one from a browser: {fix}"
+        return f"no session cookie in {cookie_file}: supply the bot's from a browser: {fix}"
+
+
+AWAITING_MODERATION = "awaiting moderation"
+
+
+def take_cookie(game_path: Path, store_path: Path | None, header: str | None) -> Result:
+    """`tally post GAME --cookie-from-env`: the bot's session cookie, as a browser sends it
+    ("name=value; name2=value2", env TALLY_COOKIE), into the game's cookie file (0600), for an
+    engine tally does not log in to (JV). Under the game's lock: a running post cannot
+    overwrite it. The values are never printed."""
+    from tally.cli import load_game, store_path_of
+
+    game = load_game(game_path)
+    _, url = crawl.engine_for(game.thread_url, game.board.engine)
+    host = urlsplit(url).hostname or ""
+    store_file = store_path_of(game.path, store_path)
+    cookie_file = credentials.cookie_path_of(store_file)
+    with hold(lock_path_of(store_file), game.path.name):
+        names = credentials.supply_cookies(cookie_file, header, host)
+    return Result(EXIT_OK, f"saved the session cookie{'s' if len(names) > 1 else ''} "
+                  f"{', '.join(names)} for {host} to {cookie_file} (mode 0600)")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -331,6 +331,7 @@ class FakeDiscuz(FakeForum):
     def __init__(self, *, charset: str = "utf-8", flood_seconds: int = 15) -> None:
         self.charset = charset
         super().__init__(flood_seconds=flood_seconds)
+        self.queued: set[int] = set()  # replies awaiting a moderator: not on the thread page
 
     def formhash(self, account: str | None) -> str:
         return token("formhash", account or "guest")[8:16]
@@ -365,7 +366,7 @@ class FakeDiscuz(FakeForum):
             f'<td class="pls"><div class="authi"><a class="xw1">{escape(p.author)}</a></div></td>'
             f'<td class="plc"><div class="pi"><em id="authorposton{p.post_id}">发表于 2009-8-16 '
             f'20:46</em></div><td class="t_f" id="postmessage_{p.post_id}">{escape(p.text)}</td>'
-            "</td></tr></table></div>" for p in self.posts)
+            "</td></tr></table></div>" for p in self.posts if p.post_id not in self.queued)
         form = ""
         if account:
             form = ('<form method="post" autocomplete="off" id="fastpostform" action="forum.php?'
@@ -432,6 +433,8 @@ class FakeDiscuz(FakeForum):
             return self._error(f"抱歉，您两次发表间隔少于 {self.flood_seconds} 秒，请稍候再发表",
                                f"'floodctrl':'{self.flood_seconds}'")
         post_id = self.add_post(account, form.get("message", ""))
+        if "moderation" in self.faults:
+            self.queued.add(post_id)
         words = ("回复需要审核，请等待通过" if "moderation" in self.faults else
                  "非常感谢，回复发布成功，现在将转入主题页，请稍候……")
         url = f"forum.php?mod=viewthread&tid={self.tid}&pid={post_id}&page=1&extra=#pid{post_id}"
@@ -688,6 +691,8 @@ class FakeJV(FakeForum):
         payload = {
             "listMessage": [{"id": p.post_id, "publishedAuthorName": p.author,
                              "publishedDate": "02 juin 2026 à 22:25:06", "text": p.text,
+                             "renderedText": "<p>" + escape(p.text).replace("\n", "<br>\n")
+                                             + "</p>",
                              "stateMessage": "msg-visible"} for p in self.posts],
             "pagerView": {"currentPage": 1, "pageCount": 1},
             "isUserConnected": account is not None,

@@ -12,7 +12,8 @@ tally.adapters.phpbb parser reads it), and implements the login and reply flow o
 - the reply form carries topic_cur_post_id and lastclick; a reply whose topic_cur_post_id is
   not the topic's last post gets the "Post review" page and is not posted;
 - the flood interval (`flood_interval` seconds, board clock), with phpBB's exact FLOOD_ERROR;
-- faults on demand (`fail_next`): "503", "429:<seconds>" (with Retry-After), "reset" (the
+- faults on demand (`fail_next`): "503", "429:<seconds>" (with Retry-After), "challenge"
+  (403 with Cloudflare's cf-mitigated: challenge), "reset" (the
   connection closes with no answer, nothing done), "drop" (the post is stored, then the
   connection closes with no answer: accepted but the response lost).
 
@@ -194,6 +195,9 @@ class _Handler(BaseHTTPRequestHandler):
         fault = self._fault(f"{method} {self.path}")
         if fault in ("reset",):
             return self._reset()
+        if fault == "challenge":  # Cloudflare in front of the board (FORUMS.md §3.4)
+            return self._send(403, b"<html><head><title>Just a moment...</title></head></html>",
+                              extra=[("cf-mitigated", "challenge")])
         if fault and fault[:3] in ("503", "429"):
             wait = fault.split(":", 1)[1] if ":" in fault else "120"
             return self._send(int(fault[:3]), b"<html><body>Service busy</body></html>",

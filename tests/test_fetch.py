@@ -17,7 +17,7 @@ import requests
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from tally.errors import ForumError, TruncatedPage
+from tally.errors import EXIT_FORUM, Challenged, ForumError, TruncatedPage
 from tally.fetch import Fetcher
 
 PINNED = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -291,3 +291,47 @@ def test_credentials_in_the_url_stay_out_of_messages(httpserver: HTTPServer) -> 
         Fetcher(delay=0).get(url)
     assert "hunter2" not in str(caught.value)
     assert str(caught.value) == f"127.0.0.1: HTTP 404: {httpserver.url_for('/gone')}"
+
+
+# -- Cloudflare challenges (FORUMS.md §3.4): never retried, one line ----------------------------
+
+CHALLENGE_PAGE = b"<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>"
+
+
+@pytest.mark.parametrize("status", [403, 503])
+def test_a_cloudflare_challenge_is_challenged_at_once(httpserver: HTTPServer, sleeps: Sleeps,
+                                                       status: int) -> None:
+    httpserver.expect_request("/t").respond_with_data(
+        CHALLENGE_PAGE, status=status, content_type="text/html",
+        headers={"cf-mitigated": "challenge", "Retry-After": "5"})
+    with pytest.raises(Challenged) as caught:
+        fetcher(sleeps).get(httpserver.url_for("/t"))
+    assert str(caught.value) == "127.0.0.1: Cloudflare challenge: a browser is needed"
+    assert caught.value.exit_code == EXIT_FORUM
+    assert len(httpserver.log) == 1 and sleeps.calls == []  # never retried, never waited
+
+
+def test_a_403_without_the_challenge_header_stays_an_http_error(httpserver: HTTPServer,
+                                                                 sleeps: Sleeps) -> None:
+    httpserver.expect_request("/t").respond_with_data(CHALLENGE_PAGE, status=403)
+    with pytest.raises(ForumError) as caught:
+        fetcher(sleeps).get(httpserver.url_for("/t"))
+    assert not isinstance(caught.value, Challenged)
+    assert str(caught.value) == f"127.0.0.1: HTTP 403: {httpserver.url_for('/t')}"
+
+
+def test_a_challenge_answering_a_post_is_challenged_not_a_flood_limit(
+        httpserver: HTTPServer, sleeps: Sleeps) -> None:
+    httpserver.expect_request("/post", method="POST").respond_with_data(
+        CHALLENGE_PAGE, status=503, headers={"cf-mitigated": "challenge"})
+    with pytest.raises(Challenged) as caught:
+        fetcher(sleeps).post(httpserver.url_for("/post"), {"message": "count"})
+    assert str(caught.value) == "127.0.0.1: Cloudflare challenge: a browser is needed"
+    assert len(httpserver.log) == 1
+
+
+def test_the_challenge_header_is_kept_with_the_page(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/t").respond_with_data(b"<html>ok</html>",
+                                                      headers={"cf-mitigated": "challenge"})
+    response = Fetcher(delay=0).get(httpserver.url_for("/t"))  # 200: the page itself
+    assert response.headers["cf-mitigated"] == "challenge"

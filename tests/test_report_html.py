@@ -354,3 +354,30 @@ def test_public_file_is_readable_by_others_and_the_gm_file_is_not(tmp_path: Path
     os.umask(umask)
     assert (tmp_path / "public.html").stat().st_mode & 0o777 == 0o666 & ~umask
     assert (tmp_path / "gm.html").stat().st_mode & 0o077 == 0
+
+
+def test_report_read_through_the_store_records_a_snapshot(tmp_path: Path, monkeypatch) -> None:
+    """Like count and audit, a report read from the forum leaves its evidence (issue 6)."""
+    from fakephpbb import FakePhpBB, write_game
+
+    from tally.store import Store
+
+    monkeypatch.setenv("TALLY_NOW", "2026-01-15T11:00:00+01:00")
+    monkeypatch.delenv("TALLY_STORE", raising=False)
+    board = FakePhpBB().start()
+    try:
+        board.add_post("Alice", "vote: Bob")
+        board.add_post("Carol", "vote: Bob")
+        game = write_game(tmp_path, board.url)
+        _, html = report(tmp_path, game)
+    finally:
+        board.stop()
+    with Store(tmp_path / ".tally" / "game.sqlite") as store:
+        (snapshot,) = store.snapshots()
+    assert snapshot.command == "report"
+    offline = count_json(game, "--offline")  # the same pages, from the store alone
+    shown = [(c["player"], c["votes"]) for c in table_counts(page(html), "counts")]
+    assert shown == [(c["player"], c["votes"]) for c in offline["counts"]] == [("Bob", 2)]
+    replayed = run("audit", game, "--from-snapshot", str(snapshot.id))
+    assert replayed.exit_code == 0, replayed.output
+    assert f"snapshot {snapshot.id} recomputed exactly" in replayed.stdout

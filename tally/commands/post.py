@@ -2,16 +2,20 @@
 
 One line on stdout says what the run did; the exit code tells a cron wrapper (tally.errors):
 0 posted, 6 nothing to post, 5 held for the GM, 4 forum error, 7 login error, 8 cannot post
-here, 9 another run holds the lock.
+here, 9 another run holds the lock, 10 posted but held for a moderator.
+
+`--cookie-from-env` is the setup step of an engine tally does not log in to (JV): it saves the
+bot's session cookie from TALLY_COOKIE into the game's cookie file and posts nothing.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
 
-from tally.cli import DayOpt, StoreOpt, _errors, app
+from tally.cli import DayOpt, StoreOpt, app, errors
 
 
 @app.command()
@@ -23,12 +27,21 @@ def post(
     store: Path | None = StoreOpt,
     force: bool = typer.Option(False, "--force", help="Post even when the posting policy "
                                "says not now (never the same count twice)."),
+    cookie_from_env: bool = typer.Option(False, "--cookie-from-env", help="Save the bot's "
+                                         "session cookie from TALLY_COOKIE ('name=value; "
+                                         "name2=value2', as a browser sends it) into the game's "
+                                         "cookie file (0600) and post nothing: for forums whose "
+                                         "login tally cannot do (jeuxvideo.com)."),
 ) -> None:
     """Post the count into the thread as the game's bot when the game file's posting table
     says it is time (for cron); one line says what was done."""
     from tally import scheduled
 
-    with _errors():
+    with errors():
+        if cookie_from_env:
+            saved = scheduled.take_cookie(game, store, os.environ.get("TALLY_COOKIE"))
+            typer.echo(saved.line)
+            return
         result = scheduled.run(game, scheduled.Options(day=day, dry_run=dry_run, force=force,
                                                        store_path=store))
         if result.text:

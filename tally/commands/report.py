@@ -1,8 +1,9 @@
 """`tally report GAME.toml --html FILE`: the count as one self-contained HTML page.
 
-It reads the thread the way `tally count` does (the same options, cli.py's shared steps), counts
-the day, works out the votes over time (tally.timeline) and writes the page atomically (a temp
-file renamed over the target): an interrupted run leaves the old page, never half a page.
+It reads the thread the way `tally count` does (the same options, cli.read_and_count; read
+through the snapshot store, the count is recorded as a snapshot, command "report"), counts the
+day, works out the votes over time (tally.timeline) and writes the page atomically (a temp file
+renamed over the target): an interrupted run leaves the old page, never half a page.
 The public page carries no GM-only data (C5); `--gm` writes the GM's page, marked as such.
 """
 
@@ -13,8 +14,7 @@ from pathlib import Path
 
 import typer
 
-from tally import cli, times
-from tally.errors import InputError
+from tally import cli
 
 
 def _umask() -> int:
@@ -40,27 +40,17 @@ def report(
     as_of: str | None = cli.AsOfOpt,
 ) -> None:
     """Write the count, the vote log, votes over time and the void votes as one HTML page."""
-    from tally import engine, timeline
+    from tally import timeline
     from tally.render.html import render_html
 
-    with cli._errors():
-        if warc is not None and (source is not None or offline):
-            raise InputError("--from-warc reads the pages from the WARC file: leave out --from "
-                             "and --offline")
-        if extra and source is None:
-            raise InputError("--from-extra needs --from: the game's threads are all read from "
-                             "saved pages, or all from the forum")
-        loaded = cli.load_game(game)
-        at, up_to_post = cli.parse_as_of(as_of, loaded)
-        number = cli.pick_day(loaded, day, at or times.now())
-        thread = cli.read_thread(loaded, number, source, fetched_at, offline, store, warc)
-        others = cli.read_other_threads(loaded, source, extra or (), fetched_at, offline, store)
-        tally = engine.count(thread, loaded, number, as_of=at, up_to_post=up_to_post,
-                             others=others)
-        steps = timeline.votes_over_time(thread, loaded, number, as_of=at,
-                                         up_to_post=up_to_post, others=others)
+    with cli.errors():
+        counted = cli.read_and_count(game, day, source, fetched_at, offline, store, as_of,
+                                     extra or (), warc, command="report")
+        loaded, tally = counted.game, counted.tally
+        steps = timeline.votes_over_time(counted.thread, loaded, counted.day, as_of=counted.at,
+                                         up_to_post=counted.up_to_post, others=counted.others)
         roles = {p.name: p.role for p in loaded.players if p.role} if gm else None
-        cli._write_atomically(html, render_html(tally, steps, gm=gm, roles=roles))
+        cli.write_atomically(html, render_html(tally, steps, gm=gm, roles=roles))
         if not gm:  # a temp file is private (0600); the public page is for anyone to read
             html.chmod(0o666 & ~_umask())
         typer.echo(f"wrote {html} " + ("(GM report: do not publish)" if gm else "(public report)"))

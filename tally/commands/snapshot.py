@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from tally import times
-from tally.cli import StoreOpt, _errors, _read_stored, app, load_game, store_path_of
+from tally.cli import StoreOpt, _read_stored, app, errors, load_game, store_path_of
 from tally.errors import InputError
 from tally.game import Game
 
@@ -35,7 +35,7 @@ def snapshot(
                               "fetching: id, time (UTC and forum time), command, pages, result."),
 ) -> None:
     """Fetch every thread of the game into the snapshot store and record a snapshot of each."""
-    with _errors():
+    with errors():
         loaded = load_game(game)
         if show:
             typer.echo(_listing(loaded, store_path_of(game, store)), nl=False)

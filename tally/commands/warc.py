@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from tally.cli import StoreOpt, _errors, app, load_game, store_path_of
+from tally.cli import StoreOpt, app, errors, load_game, store_path_of
 from tally.commands.snapshot import game_threads
 from tally.errors import EXIT_INPUT, InputError
 from tally.game import Game
@@ -37,7 +37,7 @@ def export(
     from tally import warc as archive
     from tally.store import Store
 
-    with _errors():
+    with errors():
         loaded = load_game(game)
         path = store_path_of(game, store)
         if not path.is_file():  # never create an empty store just to export nothing
@@ -85,7 +85,7 @@ def verify(
     """Check a WARC file against its manifest: the whole-file hash and every record's payload."""
     from tally import warc as archive
 
-    with _errors():
+    with errors():
         problems, summary = archive.verify(warc)
         for line in problems:
             typer.echo(line)
