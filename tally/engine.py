@@ -14,20 +14,32 @@ thread says nothing about their order) and are never judged as votes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from tally import rules, times
 from tally.errors import InputError
 from tally.extract import Extractor
 from tally.game import Day, Game
 from tally.model import Post, Tally, Thread
+from tally.rules.preset import Preset
 
 
-def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
-          up_to_post: str | None = None, others: Sequence[Thread] = ()) -> Tally:
-    """Judge day `day` as the thread stood at `as_of` or right after the post `up_to_post`;
-    `others`: the game's other threads, for the preset's activity count (R10)."""
+@dataclass(frozen=True)
+class Cut:
+    """Where a count stops: the as-of point (C6) and, with up_to_post, the last position."""
+
+    preset: Preset[Any]
+    day: Day
+    point: datetime
+    last_position: int | None
+    posts: list[Post]  # the day's window up to the point, thread order
+
+
+def cut(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
+        up_to_post: str | None = None) -> Cut:
+    """The window a count of day `day` judges, as at `as_of` or right after `up_to_post`."""
     preset = rules.get(game.preset)
     preset.validate(game)
     the_day = game.day(day)
@@ -35,15 +47,24 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
     point = as_of or thread.fetched_at or times.now()
     last_position: int | None = None
     if up_to_post is not None:
-        cut = next((p for p in posts if p.id == up_to_post), None)
-        if cut is None:
+        stop = next((p for p in posts if p.id == up_to_post), None)
+        if stop is None:
             raise InputError(f"post {up_to_post} is not in the thread {thread.url}")
-        point = min(point, cut.created_at)
-        last_position = cut.position
-    extractor = Extractor(game, preset.syntax)
-    ballots = [extractor.ballot(p) for p in window(posts, the_day, point, last_position)]
-    elsewhere = other_threads(others, thread, the_day, point)
-    tally = preset.judge(ballots, game, the_day, point, thread.history, others=elsewhere)
+        point = min(point, stop.created_at)
+        last_position = stop.position
+    return Cut(preset, the_day, point, last_position,
+               window(posts, the_day, point, last_position))
+
+
+def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
+          up_to_post: str | None = None, others: Sequence[Thread] = ()) -> Tally:
+    """Judge day `day` as the thread stood at `as_of` or right after the post `up_to_post`;
+    `others`: the game's other threads, for the preset's activity count (R10)."""
+    at = cut(thread, game, day, as_of, up_to_post)
+    extractor = Extractor(game, at.preset.syntax)
+    ballots = [extractor.ballot(p) for p in at.posts]
+    elsewhere = other_threads(others, thread, at.day, at.point)
+    tally = at.preset.judge(ballots, game, at.day, at.point, thread.history, others=elsewhere)
     # Pages skipped as unreadable, archive records left out: the GM must know what was not read.
     return replace(tally, reading=thread.notes) if thread.notes else tally
 

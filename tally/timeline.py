@@ -25,8 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from tally import engine, rules, times
-from tally.errors import InputError
+from tally import engine
 from tally.extract import Extractor
 from tally.game import Game
 from tally.model import Ballot, Count, Tally, Thread
@@ -74,19 +73,9 @@ def standing(counts: Sequence[Count]) -> Standing:
 def votes_over_time(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
                     up_to_post: str | None = None, others: Sequence[Thread] = ()) -> Timeline:
     """The day's steps, with the window and as-of point `engine.count` would use."""
-    preset = rules.get(game.preset)
-    preset.validate(game)
-    the_day = game.day(day)
-    posts = engine.in_order(thread.posts)
-    point = as_of or thread.fetched_at or times.now()
-    last_position: int | None = None
-    if up_to_post is not None:
-        cut = next((p for p in posts if p.id == up_to_post), None)
-        if cut is None:
-            raise InputError(f"post {up_to_post} is not in the thread {thread.url}")
-        point = min(point, cut.created_at)
-        last_position = cut.position
-    shown = engine.window(posts, the_day, point, last_position)
+    at = engine.cut(thread, game, day, as_of, up_to_post)
+    preset, the_day, point, last_position, shown = (at.preset, at.day, at.point,
+                                                     at.last_position, at.posts)
     extractor = Extractor(game, preset.syntax)
     ballots = {p.id: extractor.ballot(p) for p in shown}
 

@@ -77,6 +77,20 @@ def outcome_line(tally: Tally, final: bool) -> str:
     return f"No elimination ({outcome.rule}: {outcome.detail})"
 
 
+def rule_lines(tally: Tally, final: bool) -> list[str]:
+    """What it takes (majority, threshold), the outcome, and the draw's seed (K10: public so
+    anyone can repeat it)."""
+    lines = []
+    if tally.majority is not None:
+        lines.append(f"With {len(tally.living)} alive, it takes {tally.majority} to eliminate.")
+    if tally.threshold is not None:
+        lines.append(f"Nobody is eliminated with fewer than {tally.threshold} votes.")
+    lines.append(outcome_line(tally, final))
+    if tally.seed:
+        lines.append(f"Random draw seed: {tally.seed}")
+    return lines
+
+
 def render_post(tally: Tally, dialect_name: str) -> str:
     d = DIALECTS[dialect_name]
     permalinks = {v.post_id: v.permalink for v in tally.verdicts}
@@ -90,13 +104,7 @@ def render_post(tally: Tally, dialect_name: str) -> str:
     lines.append("")
     if tally.not_voting:
         lines.append(f"{d.bold('Not voting')} ({len(tally.not_voting)}): {', '.join(tally.not_voting)}")
-    if tally.majority is not None:
-        lines.append(f"With {len(tally.living)} alive, it takes {tally.majority} to eliminate.")
-    if tally.threshold is not None:
-        lines.append(f"Nobody is eliminated with fewer than {tally.threshold} votes.")
-    lines.append(outcome_line(tally, final))
-    if tally.seed:  # K10: the draw is public so anyone can repeat it
-        lines.append(f"Random draw seed: {tally.seed}")
+    lines += rule_lines(tally, final)
     lines.append("")
     up_to = f"post {tally.counted_up_to}" if tally.counted_up_to else "the start of the day"
     lines.append(f"Counted up to {up_to}, as of {when(tally.as_of, tally.zone)}.")

@@ -19,7 +19,7 @@ from typing import Any
 
 from tally import __version__, times
 from tally.model import Count, Tally
-from tally.render.post import DIALECTS, Dialect, outcome_line
+from tally.render.post import DIALECTS, Dialect, rule_lines
 from tally.when import Changes, changes
 
 MARKER = "tally · "  # followed by the first 12 hex digits of the content hash
@@ -96,13 +96,7 @@ def render_update(tally: Tally, *, summary: Mapping[str, Any], sha256: str,
         lines.append(f"{d.bold('Not voting')} ({len(tally.not_voting)}): "
                      f"{', '.join(tally.not_voting)}")
     lines.append("")
-    if tally.majority is not None:
-        lines.append(f"With {len(tally.living)} alive, it takes {tally.majority} to eliminate.")
-    if tally.threshold is not None:
-        lines.append(f"Nobody is eliminated with fewer than {tally.threshold} votes.")
-    lines.append(outcome_line(tally, final))
-    if tally.seed:  # K10: the draw is public so anyone can repeat it
-        lines.append(f"Random draw seed: {tally.seed}")
+    lines += rule_lines(tally, final)
     if last is not None and last_at is not None:
         moved = changes_line(changes(last, summary), forum_time(last_at, tally.zone))
         if moved:
