@@ -287,6 +287,7 @@ _HALF_HOUR = re.compile(r"^(?:半小[时時]前|half an hour ago|hace media hora
                         r"|полчаса назад)$")
 
 
+@lru_cache(maxsize=256)  # a handful of unit words, on every relative time
 def _unit_of(word: str) -> str | None:
     for unit, stems in _UNITS:
         for stem in stems:
@@ -479,6 +480,143 @@ def _normalise(text: str) -> str:
     return " ".join(text.replace("\u2009", " ").split())
 
 
+# ---------------------------------------------------------------------------------------------
+# The fast path: the stock absolute form of most boards ("[Dom] 17 Ene 2016, 12:02", "09 октября
+# 2017 - 23:20", "02 juin 2026 à 22:25:06"), read by one regex before the tokenizer. It takes
+# only texts the grammar above reads the same way (a day, a month name one language pack gives
+# one number, a four-digit year, a filler, a 24-hour clock) and hands everything else, and every
+# doubt (an unknown word, 31 February, 25:00), to the general path; it never says None itself.
+
+_SEP = r"(?:,| -| –| à| a las| at| в|, в| um| alle| às)? "  # fillers and signs only
+_CLOCK_END = r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?$"  # 24-hour, nothing after
+_FAST_DATES = (
+    r"(?:(?P<d>\d{1,2}) (?P<mon>[^\W\d_]+)\.?,? (?P<y>\d{4})"  # 17 Ene 2016
+    r"|(?P<dd>\d{1,2})\.(?P<dm>\d{1,2})\.(?P<dy>\d{4})"  # 09.10.2017: always day first
+    r"|(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"  # 2016-01-17
+)
+_FAST_END = re.compile(r"(?<![\w.:/'’-])" + _FAST_DATES + _SEP + _CLOCK_END)  # a header's end
+_FAST_WHOLE = re.compile(r"(?:(?P<wd>[^\W\d_]+)\.?,? )?" + _FAST_DATES + _SEP + _CLOCK_END)
+# "Вчера, 21:58", "Hoy a las 21:58", "Aujourd'hui à 21:58", "Пятница в 18:40".
+_FAST_WORD = re.compile(r"(?P<w>[^\W\d_]+(?:['’-][^\W\d_]+)*)" + _SEP + _CLOCK_END)
+
+
+def _clock(found: re.Match[str]) -> tuple[int, int, int] | None:
+    hour, minute = int(found["h"]), int(found["mi"])
+    second = int(found["s"]) if found["s"] else 0
+    return (hour, minute, second) if hour <= 23 and minute <= 59 and second <= 59 else None
+
+
+def _fast(found: re.Match[str]) -> datetime | None:
+    """The wall time of a _FAST_END/_FAST_WHOLE match, or None for the general path."""
+    clock = _clock(found)
+    if clock is None:
+        return None
+    if found["mon"] is not None:
+        numbers = MONTHS.get(fold(found["mon"]))
+        year = int(found["y"])
+        if not numbers or len(numbers) != 1 or year < 1000:
+            return None
+        (month,) = numbers
+        day = int(found["d"])
+    elif found["dd"] is not None:
+        year, month, day = int(found["dy"]), int(found["dm"]), int(found["dd"])
+    else:
+        year, month, day = int(found["iy"]), int(found["im"]), int(found["id"])
+    try:
+        return datetime(year, month, day, *clock)
+    except ValueError:
+        return None
+
+
+def _weekday_start(text: str, day_start: int) -> int | None:
+    """Where the shown time starts given its date at `day_start`: at a weekday right before
+    it ("Dom 17 Ene"), else at the date; None when the general path must decide (a filler
+    there may hide a weekday before it; a word glued to other signs)."""
+    i = day_start
+    while i and not text[i - 1].isalnum():
+        i -= 1
+    j = i
+    while j and text[j - 1].isalpha():
+        j -= 1
+    if j == i:  # no word before: a number, or nothing
+        return day_start
+    if j and not text[j - 1].isspace():
+        return None
+    word = fold(text[j:i])
+    if word in _FILLERS:
+        return None
+    return j if word in WEEKDAYS else day_start
+
+
+def _fast_word(found: re.Match[str], now: datetime) -> datetime | None:
+    """The wall time of a day word or weekday and its clock, or None for the general path."""
+    clock = _clock(found)
+    word = fold(found["w"])
+    if clock is None or word in _FILLERS:
+        return None
+    if word in DAY_WORDS:
+        back = DAY_WORDS[word]
+    elif word in WEEKDAYS and word not in MONTHS:
+        back = (now.weekday() - (min(WEEKDAYS[word]) - 1)) % 7 or 7  # the last such day
+    else:
+        return None
+    day = now.date() - timedelta(days=back)
+    return datetime(day.year, day.month, day.day, *clock)
+
+
+def _fast_last(text: str, now: datetime) -> ShownTime | None:
+    found = _FAST_END.search(text)
+    if found is not None:
+        at = _fast(found)
+        start = _weekday_start(text, found.start()) if at is not None else None
+        if at is None or start is None:
+            return None
+        return _minute(at, bool(found["s"]), text[start:], False)
+    found = _FAST_WORD.search(text)
+    if found is None or (found.start() and not text[found.start() - 1].isspace()):
+        return None
+    at = _fast_word(found, now)
+    return _minute(at, bool(found["s"]), text[found.start():], True) if at else None
+
+
+# A date without a clock ("28 декабря, 2017", "5 января", "Dom 17 Ene 2016"), whole text.
+_FAST_DAY = re.compile(r"(?:(?P<wd>[^\W\d_]+)\.?,? )?(?P<d>\d{1,2}) (?P<mon>[^\W\d_]+\.?)"
+                       r"(?:,? (?P<y>\d{4}))?$")
+
+
+def _fast_day(found: re.Match[str], now: datetime) -> ShownTime | None:
+    numbers = MONTHS.get(fold(found["mon"]))
+    if not numbers or len(numbers) != 1 or (found["wd"] is not None
+                                            and fold(found["wd"]) not in WEEKDAYS):
+        return None
+    (month,) = numbers
+    day = int(found["d"])
+    year = int(found["y"]) if found["y"] else _nearest_year(now, month, day)
+    found_date = _date(year, month, day) if year >= 1000 else None
+    if found_date is None:
+        return None
+    at = datetime(found_date.year, found_date.month, found_date.day)
+    return ShownTime(at, at, at + timedelta(days=1, seconds=-1), not found["y"], False,
+                     found.string)
+
+
+def _fast_whole(text: str, now: datetime) -> ShownTime | None:
+    if not text[-1].isdigit() or ":" not in text:
+        found = _FAST_DAY.match(text)
+        return _fast_day(found, now) if found is not None else None
+    found = _FAST_WHOLE.match(text)
+    if found is not None:
+        if found["wd"] is not None and fold(found["wd"]) not in WEEKDAYS:
+            return None
+        at = _fast(found)
+        return _minute(at, bool(found["s"]), text, False) if at else None
+    found = _FAST_WORD.match(text)
+    if found is None:
+        return None
+    at = _fast_word(found, now)
+    return _minute(at, bool(found["s"]), text, True) if at else None
+
+
 def read(text: str, now: datetime, options: Options = _DEFAULT) -> ShownTime | None:
     """The whole of `text` as a shown time, or None when any part of it does not read.
 
@@ -486,6 +624,9 @@ def read(text: str, now: datetime, options: Options = _DEFAULT) -> ShownTime | N
     text = _normalise(text)
     if not text:
         return None
+    fast = _fast_whole(text, now)
+    if fast is not None:
+        return fast
     relative = _ago(fold(text), now)
     if relative is not None:
         return relative
@@ -523,6 +664,9 @@ def find_last(text: str, now: datetime, options: Options = _DEFAULT) -> ShownTim
     """The last date with a time of day inside a longer text (a header line "Mensaje por X
     Dom 17 Ene 2016, 12:02", whose subject may hold a date too), or a relative duration."""
     text = _normalise(text)
+    fast = _fast_last(text, now)
+    if fast is not None:
+        return fast
     for clock in reversed(list(_CLOCKS.finditer(text))):
         shown = _at_clock(text, clock, now, options)
         if shown is not None:
@@ -534,6 +678,10 @@ def find_first(text: str, now: datetime, options: Options = _DEFAULT) -> ShownTi
     """The first date with a time of day inside a longer text ("Le 03 août 2025 à 00:00:59
     Pseudo a écrit :")."""
     text = _normalise(text)
+    clock = _CLOCKS.search(text)
+    fast = _fast_last(text[: clock.end()], now) if clock is not None else None
+    if fast is not None:  # what the loop below reads at the first clock
+        return fast
     for clock in _CLOCKS.finditer(text):
         shown = _at_clock(text, clock, now, options)
         if shown is not None:

@@ -27,8 +27,9 @@ from tally.adapters.html import (
     class_set,
     collapse,
     has_class_xpath,
-    parse_document_as_browser,
+    parse_tree_as_browser,
     split_body,
+    string_of,
 )
 from tally.errors import ForumError, InputError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
@@ -245,7 +246,7 @@ class _PostMarkup:
 
     def blocks(self, path: etree.XPath, name: str, within: HtmlElement | None = None) -> list[str]:
         """The texts of the div.{name} blocks of the post (or of its message)."""
-        return [collapse(e.text_content()) for e in path(within if within is not None else self.div)
+        return [collapse(string_of(e)) for e in path(within if within is not None else self.div)
                 if _has(e, name)]
 
 
@@ -313,7 +314,7 @@ class Discuz(Engine):
             raise TruncatedPage(
                 f"{self.label}: {ctx.url}: truncated page (the document ends before </html>)"
             )
-        root = parse_document_as_browser(data)
+        root = parse_tree_as_browser(data)  # plain elements: no per-node class lookup
         posts_divs = _post_wrappers(root)
         if not posts_divs:
             raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
@@ -346,7 +347,7 @@ class Discuz(Engine):
         message = root.find(".//div[@id='messagetext']")
         if message is not None:
             paragraph = message.find("p")
-            text = collapse((paragraph if paragraph is not None else message).text_content())
+            text = collapse(string_of(paragraph if paragraph is not None else message))
             login = root.find(".//div[@id='messagelogin']") is not None or "登录" in text
             return f"{'login required' if login else 'message page'}: {text}"
         title = collapse(root.findtext(".//title") or "")
@@ -411,17 +412,17 @@ class Discuz(Engine):
                 ctx: PageContext) -> tuple[str, str | None]:
         if link is not None:
             found = re.search(r"uid[=-](\d+)", link.get("href") or "")
-            return collapse(link.text_content()), found.group(1) if found else None
+            return collapse(string_of(link)), found.group(1) if found else None
         # Anonymous posts and deleted members: the name is plain text in the left column.
         for pi in _FAVATAR_PI(div):
-            name = collapse(pi.text or "") or collapse(pi.text_content())
+            name = collapse(pi.text or "") or collapse(string_of(pi))
             if name:
                 return name.split()[0], None
         raise ForumError(f"{self.label}: {ctx.url}: post {pid}: no author (div.authi > a.xw1)")
 
     def _time(self, stamp: HtmlElement, reading: _Reading,
               notes: list[str]) -> tuple[datetime, str]:
-        shown_text = _POSTED_LABEL.sub("", collapse(stamp.text_content()))
+        shown_text = _POSTED_LABEL.sub("", collapse(string_of(stamp)))
         span = next((s for s in stamp.iter("span") if s.get("title")), None)
         machine = absolute_time(span.get("title", "")) if span is not None else None
         shown = read_shown_time(shown_text, reading.fetched_local)
@@ -451,7 +452,7 @@ class Discuz(Engine):
                   notes: list[str]) -> int:
         """The floor the page shows: "N#", else one of the board's floor names (T1: floor
         triggers hang on it). A name the board does not declare is an error, never a guess."""
-        text = collapse(link.text_content()) if link is not None else ""
+        text = collapse(string_of(link)) if link is not None else ""
         digits = _DIGITS.search(text)
         if digits:
             return int(digits.group())
@@ -490,7 +491,7 @@ class Discuz(Engine):
         for text in markup.blocks(_LOCKED, "locked", within=message):
             if text:  # [hide] content this viewer may not see
                 notes.append(f"part of the message is hidden from this viewer: {text}")
-        markers = [collapse(i.text_content()) for i in message.iter("i") if _has(i, "pstatus")]
+        markers = [collapse(string_of(i)) for i in message.iter("i") if _has(i, "pstatus")]
         body = split_body(message, _classify, _read_quote, _aside_text)
         own, written = self._strip_edit_text(body.own)
         signs = _SIGNS(markup.div, table=f"pid{markup.pid}")
@@ -537,7 +538,7 @@ class Discuz(Engine):
         if pager is None:
             return 1 if number == 1 else None  # no pager: the thread fits on one page
         # Page links ("2", "... 12" on a.last), the current <strong>, and "共 N 页" / " / N 页".
-        texts = [e.text_content() for e in pager.iter("a", "strong", "span")]
+        texts = [string_of(e) for e in pager.iter("a", "strong", "span")]
         texts += [e.get("title", "") for e in pager.iter("span")]
         numbers = [int(n) for text in texts for n in _DIGITS.findall(text)]
         return max(numbers + [number])
@@ -553,7 +554,7 @@ class Discuz(Engine):
     def _title(root: HtmlElement) -> str | None:
         subject = root.find(".//span[@id='thread_subject']")
         if subject is not None:
-            return collapse(subject.text_content()) or None
+            return collapse(string_of(subject)) or None
         title = collapse(root.findtext(".//title") or "")
         return title.split(" - ")[0] or None
 

@@ -9,6 +9,7 @@ quotes, spoilers, code) given a classifier that names the engine's blocks.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
@@ -150,35 +151,42 @@ class _Split:
     def render(self, element: HtmlElement, in_bold: bool) -> None:
         """`_render` with `split_body`'s visit inlined; `in_bold`: an ancestor below the
         message is bold."""
-        parts = self.parts
-        if element.text:
-            parts.append(element.text)
+        # Locals and inlined tests: this loop runs for every node of every message.
+        append, classify = self.parts.append, self.classify
+        text = element.text
+        if text:
+            append(text)
         for child in element:
             tag = child.tag
-            if not isinstance(tag, str) or tag in _SILENT_TAGS:  # comments, PIs, scripts
+            if tag == "br":
+                append("\n")
+            elif tag.__class__ is not str or tag in _SILENT_TAGS:  # comments, PIs, scripts
                 pass
-            elif tag == "br":
-                parts.append("\n")
-            elif self.take_out(child):
-                parts.append("\n")  # a removed block leaves a line break, not glued words
+            elif (kind := classify(child)) is not None:
+                self.take_out(child, kind)
+                append("\n")  # a removed block leaves a line break, not glued words
             else:
-                bold = is_bold(child)
+                # is_bold(child), inlined
+                bold = tag == "b" or tag == "strong" or (tag == "span" and bool(
+                    _BOLD_STYLE.search(child.get("style") or "")))
                 if bold and not in_bold:
                     self.bold_span(child)
                 if tag in BLOCK_TAGS:
-                    parts.append("\n")
+                    append("\n")
                     self.render(child, in_bold or bold)
-                    parts.append("\n")
-                else:
+                    append("\n")
+                elif len(child) or bold:
                     self.render(child, in_bold or bold)
-            if child.tail:
-                parts.append(child.tail)
+                else:  # a leaf: its text only (render would add just that)
+                    text = child.text
+                    if text:
+                        append(text)
+            tail = child.tail
+            if tail:
+                append(tail)
 
-    def take_out(self, child: HtmlElement) -> bool:
+    def take_out(self, child: HtmlElement, kind: Aside) -> None:
         """Collect an engine block (quote, spoiler, code, signature; "drop" is only removed)."""
-        kind = self.classify(child)
-        if kind is None:
-            return False
         if kind == "quote":
             self.quotes.append(self.read_quote(child))
         elif kind == "spoiler":
@@ -187,7 +195,6 @@ class _Split:
             self.code.append(self.read_aside(child))
         elif kind == "signature":
             self.signature.append(self.read_aside(child))
-        return True
 
     def bold_span(self, element: HtmlElement) -> None:
         classify = self.classify
@@ -258,14 +265,40 @@ def browser_codec(label: str) -> str:
     return _BROWSER_CODECS.get(name, name)
 
 
+def _as_browser_reads(data: bytes) -> bytes:
+    """The page as UTF-8, decoded from its declared charset as a browser does."""
+    codec = "utf-8" if data.startswith(b"\xef\xbb\xbf") else browser_codec(declared_charset(data))
+    if codec not in ("utf-8", "utf8"):
+        data = data.decode(codec, errors="replace").encode("utf-8")
+    return data
+
+
 def parse_document_as_browser(data: bytes) -> HtmlElement:
     """Like `parse_document`, but decoding the declared charset as a browser does.
 
     Non-UTF-8 pages are decoded in Python (well-defined codecs, bad bytes replaced) and handed
     to lxml as UTF-8, so the result does not depend on the iconv libxml2 was built with.
     """
-    codec = "utf-8" if data.startswith(b"\xef\xbb\xbf") else browser_codec(declared_charset(data))
-    if codec not in ("utf-8", "utf8"):
-        data = data.decode(codec, errors="replace").encode("utf-8")
     parser = lxml_html.HTMLParser(encoding="utf-8", remove_comments=True)
-    return lxml_html.document_fromstring(data, parser=parser)
+    return lxml_html.document_fromstring(_as_browser_reads(data), parser=parser)
+
+
+_BROWSER_PARSERS = threading.local()  # lxml parsers are not to be shared between threads
+
+
+def parse_tree_as_browser(data: bytes) -> HtmlElement:
+    """`parse_document_as_browser` with plain lxml elements (as `parse_tree`): no per-node
+    class lookup, so use `text_of`/`string_of`, not `.text_content()`. Raises lxml's
+    ParserError on an empty document, as document_fromstring does."""
+    parser = getattr(_BROWSER_PARSERS, "parser", None)
+    if parser is None:
+        parser = _BROWSER_PARSERS.parser = etree.HTMLParser(encoding="utf-8",
+                                                            remove_comments=True)
+    root = etree.fromstring(_as_browser_reads(data), parser=parser)
+    if root is None:
+        raise etree.ParserError("Document is empty")
+    return root
+
+
+# What lxml.html's text_content() runs (XPath string()), for plain elements.
+string_of = etree.XPath("string()", smart_strings=False)

@@ -397,12 +397,15 @@ class Pagination:
                         label = collapse(_text(item))
                         active = int(label) if label.isdigit() else None
                     continue
-                text = (item.text or "").strip()
-                if text.isdigit() and len(text) < 6:
-                    numbers.append(int(text))
+                text = item.text
+                if text:
+                    text = text.strip()
+                    if text.isdigit() and len(text) < 6:
+                        numbers.append(int(text))
                 href = item.get("href") if tag == "a" else None
                 if href:
-                    starts.extend(int(n) for n in _START.findall(href))
+                    if "start=" in href:  # _START's literal: most links have none
+                        starts.extend(map(int, _START.findall(href)))
                     if next_href is None and item.get("rel") == "next":
                         next_href = href
             # prosilver repeats the same box above and below the posts: once one box has

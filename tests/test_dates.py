@@ -207,3 +207,49 @@ def test_month_and_weekday_names_are_data() -> None:
     assert dates.month_number("Févr.") == 2 and dates.month_number("октября") == 10
     assert dates.month_number("Dom") is None and dates.month_number("Miér") is None
     assert dates.WEEKDAYS["mier"] == frozenset({3}) and dates.DAY_WORDS["aujourd'hui"] == 0
+
+
+# The fast paths (a regex for the stock forms, tried before the tokenizer) must read every text
+# exactly as the general grammar does, and leave it to the grammar when unsure: the same text
+# read with the fast paths switched off gives the same answer, None included.
+PIECES_BEFORE = ("", "Dom ", "Dom, ", "dom. ", "Mensaje por X » ", "X»", "x-", "el ", "Dom el ",
+                 "3 ", "mar ", "Пятница ", "Hoy ", "(Dom) ", "l'", "Le ", "Message édité le ")
+PIECES_DATE = ("17 Ene 2016", "1 ene. 2016", "29 févr. 2016", "30 févr. 2016", "9 октября 2017",
+               "17 May 2016", "17 set 2016", "17 Dom 2016", "17 Mar 2016", "17 Foo 2016",
+               "17 Jan 0999", "09.10.2017", "31.02.2017", "2016-01-17", "2016-13-01",
+               "17/01/2016", "Hoy", "Вчера", "Aujourd'hui", "avant-hier", "Пятница", "Mar",
+               "xHoy", "de", "Ene", "28 декабря, 2017", "5 января", "31 ноября", "29 févr.",
+               "17 Ene", "17 Ene.,", "Dom 17 Ene 0999", "Lun 5 mai")
+PIECES_SEP = (" ", ", ", " - ", " à ", " a las ", " в ", ", в ", " at ", " de ", "")
+PIECES_CLOCK = ("12:02", "23:59:59", "24:00", "7:05", "12:60", "12:02 pm", "12h02", "")
+PIECES_AFTER = ("", " par Pseudo", " Pseudo a écrit :", " 12:03", " 2016")
+
+
+def _general(reader: Callable[..., object], *args: object) -> object:
+    fast_last, fast_whole = dates._fast_last, dates._fast_whole
+    dates._fast_last = dates._fast_whole = lambda *_: None  # type: ignore[assignment]
+    try:
+        return reader(*args)
+    finally:
+        dates._fast_last, dates._fast_whole = fast_last, fast_whole
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(PIECES_BEFORE), st.sampled_from(PIECES_DATE), st.sampled_from(PIECES_SEP),
+       st.sampled_from(PIECES_CLOCK), st.sampled_from(PIECES_AFTER),
+       st.datetimes(min_value=datetime(2016, 1, 1), max_value=datetime(2026, 12, 31)))
+def test_the_fast_paths_read_as_the_grammar_does(before: str, date: str, sep: str, clock: str,
+                                                 after: str, now: datetime) -> None:
+    text = before + date + sep + clock + after
+    for reader in (dates.read, dates.find_last, dates.find_first):
+        assert reader(text, now) == _general(reader, text, now), (reader.__name__, text)
+
+
+def test_the_fast_paths_take_the_stock_forms() -> None:
+    """The engines' usual forms are read by the fast paths (the speed target of DESIGN.md)."""
+    for text in ("Dom 17 Ene 2016, 12:02", "09 октября 2017 - 23:20", "02 juin 2026 à 22:25:06",
+                 "28.12.2017 21:00", "2016-01-17 12:02:03", "Вчера, 21:58", "Hoy a las 21:58",
+                 "28 декабря, 2017", "5 января", "Dom 17 Ene 2016"):
+        assert dates._fast_whole(text, NOW) == _general(dates.read, text, NOW) is not None
+    header = "Mensaje por Zven » Dom 17 Ene 2016, 12:02"
+    assert dates._fast_last(header, NOW) == _general(dates.find_last, header, NOW) is not None
