@@ -5,21 +5,47 @@
 Online, only the last known page and the pages after it are fetched again (DESIGN.md
 "Snapshots"): earlier pages come from the store. Every stored version takes part in the
 assembly, so an edit or a deletion seen between two fetches stays visible to the rules (C6, K4b).
+
+Crawl order (issue 3: deleted or hidden posts shift page windows; no post lost or counted
+twice). A deletion moves posts from a higher page onto a lower one, never up, so pages read
+strictly highest first lose nothing: each lower page is read after it. Hence:
+
+- First crawl (nothing stored): page 1 (it says how many pages, N), then N, N-1, ..., 2, and
+  page 1 again: N+1 requests. A read of a page with the same bytes as its earlier read in the
+  same crawl is not stored again (the first read stands for both).
+- Re-run (page R stored last): page R+1 first. A forum that clamps a page past the end shows
+  page R, and that is the fresh read of R: one request when nothing is new. One that answers
+  404 or "no such topic" (not stored: not the thread's evidence): page R then, two requests.
+  R+1 the last page: then R, two requests (DESIGN.md: at most two). More pages: N down to R+2,
+  R+1 again, then R.
+- `every_page` (tally snapshot): page R, then R-1 down to 1.
+- Addresses: the forum's own (a read that said it was page k, a "next" link), else the engine's
+  page_url when it cannot misalign a window: page-number addressing, or a page size the forum's
+  own addresses confirm (page 1's "next" link, else the stored addresses), else the game file's.
+  Without one, no page can be jumped to: the crawl climbs by "next" links and then reads every
+  page below the last again, highest first (2N-1 requests on a first crawl; engines whose pages
+  do not state their count, Page.count None, always crawl so). A computed address that serves
+  another page (the board changed its page size) restarts the crawl as a first crawl.
+- Not covered: a post inserted mid-thread during a crawl (a post approved by a moderator, a
+  hidden one shown again) pushes a post up onto a page already read; that post was normally
+  seen by an earlier run, and the next run's reads see the thread as it then is.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import html
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from tally import adapters, times
 from tally.adapters.base import Engine, PageContext
-from tally.errors import InputError, NotAThreadPage, TallyError, TruncatedPage
+from tally.errors import ForumError, InputError, NotAThreadPage, TallyError, TruncatedPage
 from tally.fetch import Fetcher, Response
 from tally.model import Page, Post, Thread
 from tally.store import Store, StoredPage
@@ -125,58 +151,272 @@ def _fetch_new_pages(
     progress: Progress | None,
     every_page: bool = False,
 ) -> dict[int, tuple[Page, datetime]]:
-    """Fetch the last known page (or page 1) and every page after it; keyed by version id.
+    """Read what is new in the thread (all of it with `every_page` or nothing stored), in the
+    crawl order of the module docstring; keyed by version id.
 
     Each response is saved before the crawl goes on, with the page number the page itself
     states (a forum may clamp a page past the end to its last page).
     """
-    known = store.last_page(key) if store and not every_page else None
-    number = known or 1
-    # Resume at the address the last page really had: with an unknown page size an engine's
-    # page_url may guess offsets wrong, the stored URL is what the forum served.
-    resume = store.last_url(key) if store and known else None
-    resume = reader.engine.normalise_url(resume) if resume else None
-    target: str | None = resume or reader.engine.page_url(url, number, reader.per_page)
-    fetched: dict[int, tuple[Page, datetime]] = {}
-    previous = 0
-    while target is not None and len(fetched) < MAX_PAGES:
-        response = fetcher.get(target)
-        page = _parse_and_save(reader, response, key, number, store, fetched)
-        if progress:
-            progress(page.number, page.count)
-        if page.number <= previous:  # clamped or looping: nothing further to read
-            break
-        previous = page.number
-        target, number = _next_page(reader, url, page)
-    return fetched
-
-
-def _parse_and_save(
-    reader: _Reader,
-    response: Response,
-    key: str,
-    expected: int,
-    store: Store | None,
-    fetched: dict[int, tuple[Page, datetime]],
-) -> Page:
+    crawl = _Crawl(reader, key, store, fetcher, progress)
+    tail = _stored_tail(reader.engine, key, store) if store is not None else None
+    where = _Addresses.start(reader, url, tail, store, key)
     try:
-        page = reader.parse(response.body, response.url, response.fetched_at)
-    except BaseException:
-        if store is not None:  # keep the evidence of what the forum sent, even unreadable
-            store.save(response, key, expected)
-        raise
-    version = store.save(response, key, page.number) if store is not None else -len(fetched) - 1
-    fetched[version] = (page, response.fetched_at)
-    return page
+        if tail is None or (every_page and not where.computable):
+            low = 1  # the first crawl: page 1 says how many pages there are
+            first = crawl.read(where, 1)
+        elif every_page:  # tally snapshot: the last known page, then every page below it
+            low = 1
+            first = crawl.read(where, tail.number)
+        else:
+            low = tail.number
+            first = crawl.probe(where, tail)
+        crawl.descend(crawl.climb(first, where, low), low, where)
+        return crawl.fetched
+    except _Misaddressed:
+        pass
+    # A page the engine's page_url addressed said it was another page: the page size the
+    # addresses were computed with is wrong (the board changed it?). Read the thread as a first
+    # crawl does (page 1's "next" link tells the size); should even that misaddress, on the
+    # forum's own links only. What was read so far stays stored.
+    where = _Addresses.start(reader, url, None, None, key)
+    for trusting in (True, False):
+        where.trusting = trusting
+        try:
+            first = crawl.read(where, 1)
+            crawl.descend(crawl.climb(first, where, 1), 1, where)
+            break
+        except _Misaddressed:
+            continue
+    return crawl.fetched
 
 
-def _next_page(reader: _Reader, url: str, page: Page) -> tuple[str | None, int]:
-    """Where the thread goes on: the page's own "next" link wins (it knows the real offsets)."""
-    if page.next_url:  # joined: a parser may hand back the href as written
-        return urljoin(page.url, page.next_url), page.number + 1
-    if page.count is not None and page.number < page.count:
-        return reader.engine.page_url(url, page.number + 1, reader.per_page), page.number + 1
-    return None, page.number
+class _Misaddressed(Exception):
+    """A computed address served another page than the one asked for (see _fetch_new_pages)."""
+
+
+@dataclass(frozen=True)
+class _Tail:
+    """The highest page the store holds and the address it was last fetched from."""
+
+    number: int
+    url: str
+
+
+def _stored_tail(engine: Engine, key: str, store: Store) -> _Tail | None:
+    number = store.last_page(key)
+    last = store.last_url(key)
+    if number is None or last is None:
+        return None
+    return _Tail(number, engine.normalise_url(last))
+
+
+@dataclass
+class _Addresses:
+    """Where page N of the thread is: an address the forum served for it (a read that said it
+    was page N, a "next" link), else the engine's page_url when that cannot misalign a window:
+    the engine addresses pages by number (`free`), or the page size is known (`per_page`: from
+    the forum's own links, else the game file's). Anything else is a guess (`guess`)."""
+
+    engine: Engine
+    base: str  # a thread URL the engine's page_url rewrites
+    free: bool
+    per_page: int | None
+    guess: int | None  # the game file's page size, or None: the engine's default
+    pinned: dict[int, str]
+    trusting: bool = True  # False once a computed address proved wrong
+
+    @classmethod
+    def start(cls, reader: _Reader, url: str, tail: _Tail | None, store: Store | None,
+              key: str) -> _Addresses:
+        engine = reader.engine
+        base = tail.url if tail else url  # the forum's own form of the thread's addresses
+        free = _same_address(engine, engine.page_url(base, 3, 10), engine.page_url(base, 3, 11))
+        size = None
+        if not free and tail is not None and tail.number > 1 and store is not None:
+            size = _stored_page_size(engine, store.versions(key))
+        size = size or (None if free else reader.per_page)
+        where = cls(engine, base, free, size, reader.per_page, {})
+        if tail is not None and not where.computable:
+            # The stored address of the last page is all there is (it may be the address of
+            # the page after it, clamped by the forum: then the read says so, see _consistent).
+            where.pinned[tail.number] = tail.url
+        return where
+
+    @property
+    def computable(self) -> bool:
+        return self.trusting and (self.free or self.per_page is not None)
+
+    def of(self, number: int) -> tuple[str, bool]:
+        """The address of page `number` and whether it was computed (not served by the forum)."""
+        if number in self.pinned:
+            return self.pinned[number], False
+        size = self.per_page if self.computable else self.guess
+        return self.engine.page_url(self.base, number, size), True
+
+    def learn(self, asked: int, page: Page) -> None:
+        """Keep the addresses a read proved: its own, when it is the page asked for, and its
+        "next" link (the forum knows its real offsets; a parser may hand back the href as
+        written, so it is joined), which also tells the page size."""
+        if page.number == asked:
+            self.pinned[asked] = self.engine.normalise_url(page.url)
+        if not page.next_url:
+            return
+        following = self.engine.normalise_url(urljoin(page.url, page.next_url))
+        self.pinned[page.number + 1] = following
+        if self.trusting and not self.free:
+            size = _page_size(self.engine, page.number + 1, following)
+            if size is not None:
+                self.per_page, self.base = size, following
+
+
+def _stored_page_size(engine: Engine, versions: Sequence[StoredPage]) -> int | None:
+    """The page size the stored addresses show. A page read through the address of a later
+    page (clamped past the end) gives a larger size than the real one; a read never gives a
+    smaller one, so the smallest size some address confirms is the board's."""
+    sizes = {_page_size(engine, number, address)
+             for number, address in {(v.page, v.url) for v in versions}}
+    return min((size for size in sizes if size is not None), default=None)
+
+
+def _page_size(engine: Engine, number: int, address: str) -> int | None:
+    """The page size that makes `address` the engine's address of page `number`, if any.
+
+    With a page size of 1 an offset-addressed engine reads the offset as the page number
+    minus one; page-number addressing gives 1, which is harmless (it ignores the size).
+    """
+    if number < 2:
+        return None
+    offset = engine.page_number(address, 1) - 1
+    if offset <= 0 or offset % (number - 1):
+        return None
+    size = offset // (number - 1)
+    return size if _same_address(engine, engine.page_url(address, number, size), address) else None
+
+
+def _same_address(engine: Engine, one: str, other: str) -> bool:
+    """Same host, path and query parameters (in any order); scheme and fragment aside."""
+    def parts(url: str) -> tuple[str, str, list[tuple[str, str]]]:
+        split = urlsplit(engine.normalise_url(url))
+        return split.netloc.lower(), split.path, sorted(parse_qsl(split.query, True))
+    return parts(one) == parts(other)
+
+
+def _has_more(page: Page) -> bool:
+    return page.next_url is not None or (page.count is not None and page.number < page.count)
+
+
+def _consistent(asked: int, page: Page) -> bool:
+    """The page asked for, or the last page of a thread shorter than that (clamped)."""
+    return page.number == asked or (page.number < asked and not _has_more(page))
+
+
+@dataclass
+class _Crawl:
+    """One crawl's reads: each response parsed and saved before the next request."""
+
+    reader: _Reader
+    key: str
+    store: Store | None
+    fetcher: Fetcher
+    progress: Progress | None
+    fetched: dict[int, tuple[Page, datetime]] = field(default_factory=dict)
+    kept: set[tuple[int, str]] = field(default_factory=set)  # (page, sha256) saved by this crawl
+    reads: int = 0
+
+    def read(self, where: _Addresses, number: int) -> Page:
+        target, computed = where.of(number)
+        page = self._take(self.fetcher.get(target), number)
+        if computed and where.trusting and not _consistent(number, page):
+            raise _Misaddressed
+        where.learn(number, page)
+        return page
+
+    def probe(self, where: _Addresses, tail: _Tail) -> Page:
+        """Read the page after the stored last one, which says how far the thread goes now;
+        when that cannot be addressed safely or the forum refuses it, the stored last page."""
+        if not where.computable:
+            return self.read(where, tail.number)
+        target, _ = where.of(tail.number + 1)
+        # Asked once: a forum that answers an error past the end (404, even 500) is not waited
+        # for, and any failure that matters shows again on page R.
+        once = copy.copy(self.fetcher)  # the same session and per-host politeness
+        once.tries = 1
+        try:
+            response = once.get(target)
+        except ForumError:
+            return self.read(where, tail.number)
+        try:
+            # A page that cannot be read is filed under R: R exists, R+1 may not (a page
+            # with no readable version would make the stored thread unreadable).
+            page = self._take(response, tail.number, keep_refusal=False)
+        except NotAThreadPage:  # "no such page": not the thread's evidence, not stored
+            return self.read(where, tail.number)
+        if not _consistent(tail.number + 1, page):
+            raise _Misaddressed
+        where.learn(tail.number + 1, page)
+        return page
+
+    def climb(self, first: Page, where: _Addresses, low: int) -> int:
+        """From `first` to the thread's last page: straight to it when the page count is known
+        and the address computable, else link by link. Returns the last page's number."""
+        page, top = first, first.number
+        for _ in range(MAX_PAGES):
+            more = _has_more(page)
+            jump = more and page.count is not None and where.computable
+            self._report(_reads_left(page, jump, low) if more else max(top - low, 0))
+            if not more:
+                break
+            number = min(page.count or 0, MAX_PAGES) if jump else page.number + 1
+            page = self.read(where, number)
+            if page.number <= top:  # clamped or looping: nothing further to read
+                self._report(max(top - low, 0))
+                break
+            top = page.number
+        return top
+
+    def descend(self, top: int, low: int, where: _Addresses) -> None:
+        """Read every page below `top` down to `low`, highest first (the module docstring)."""
+        number = top - 1
+        while number >= max(low, top - MAX_PAGES):
+            page = self.read(where, number)
+            number = min(number, page.number) - 1  # a shorter thread: on from its last page
+            self._report(max(number - low + 1, 0))
+
+    def _take(self, response: Response, expected: int, keep_refusal: bool = True) -> Page:
+        self.reads += 1
+        try:
+            page = self.reader.parse(response.body, response.url, response.fetched_at)
+        except NotAThreadPage:
+            if keep_refusal:
+                self._keep_unreadable(response, expected)
+            raise
+        except BaseException:
+            self._keep_unreadable(response, expected)
+            raise
+        # A page read again in this crawl with the same bytes adds nothing to the evidence: the
+        # first read stands for both (a first crawl reads page 1 twice).
+        seen = (page.number, hashlib.sha256(response.body).hexdigest())
+        if seen not in self.kept:
+            self.kept.add(seen)
+            version = (self.store.save(response, self.key, page.number)
+                       if self.store is not None else -len(self.fetched) - 1)
+            self.fetched[version] = (page, response.fetched_at)
+        return page
+
+    def _keep_unreadable(self, response: Response, expected: int) -> None:
+        if self.store is not None:  # keep the evidence of what the forum sent, even unreadable
+            self.store.save(response, self.key, expected)
+
+    def _report(self, left: int | None) -> None:
+        if self.progress:
+            self.progress(self.reads, None if left is None else self.reads + left)
+
+
+def _reads_left(page: Page, jump: bool, low: int) -> int | None:
+    """Reads still to come after `page` while climbing, when the page count is known."""
+    if page.count is None:
+        return None
+    return (1 if jump else page.count - page.number) + page.count - low
 
 
 @dataclass(frozen=True)
