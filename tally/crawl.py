@@ -464,6 +464,8 @@ class _Reader:
                 notes.append(f"stored page {last.page} fetched {last.fetched_at:%Y-%m-%d %H:%M}"
                              f" UTC skipped: {exc}")
                 continue
+            if first.fetched_at != last.fetched_at:  # when these bytes were first seen (C6)
+                pages.append((page, first.fetched_at))
             pages.append((page, last.fetched_at))
             sightings.append(Sighting(page, first.fetched_at, last.fetched_at,
                                       tuple(version.id for version in run)))
@@ -668,14 +670,24 @@ class _Seen:
         return self.versions[-1]
 
     def history(self) -> tuple[Post, ...]:
-        """Earlier texts, oldest first: the last sighting of each run of an unchanged text."""
-        runs: list[Post] = []
+        """Earlier sightings, oldest first, once the text has changed: the first and the last
+        sighting of each run of an unchanged text, and the first of the current run.
+
+        Both ends matter to C6: a silent edit made between two fetches before the deadline is
+        shown by the first sighting of the new text, an edit after it by the last sighting of
+        the old one. A post whose text never changed has no history.
+        """
+        runs: list[list[Post]] = []
         for version in self.versions:
-            if runs and content_of(runs[-1]) == content_of(version):
-                runs[-1] = version
+            if runs and content_of(runs[-1][-1]) == content_of(version):
+                runs[-1].append(version)
             else:
-                runs.append(version)
-        return tuple(runs[:-1])
+                runs.append([version])
+        if len(runs) == 1:
+            return ()
+        earlier = [seen for run in runs[:-1] for seen in dict.fromkeys((run[0], run[-1]))]
+        current = runs[-1]
+        return tuple(earlier + current[:1]) if len(current) > 1 else tuple(earlier)
 
 
 def assemble(pages: Iterable[tuple[Page, datetime]], url: str, engine_name: str) -> Thread:

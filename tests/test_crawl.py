@@ -769,3 +769,21 @@ def _live_ids(live: LiveThread) -> list[str]:
     if live.engine_name == "phpbb":
         return [str(live.gen.FIRST_ID + index) for index, _ in live.rows]
     return [str(row["pid"]) for row in live.rows]
+
+
+def test_history_keeps_when_a_silent_edit_was_first_seen(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    """A then B then B again: the first sighting of B stays in history, so a count whose
+    deadline falls between the two sightings of B judges B, not A (C6)."""
+    run(server, store)  # 12 reads "post 12"
+    forum.edit(12, "##vote bob")
+    _, _ = run(server, store)  # first sighting of the edit
+    thread, _ = run(server, store)  # the same text again, later
+    post = next(post for post in thread.posts if post.id == "12")
+    old, first_of_edit = thread.history["12"]
+    assert (old.body.own, first_of_edit.body.own, post.body.own) == (
+        "post 12", "##vote bob", "##vote bob")
+    assert old.fetched_at < first_of_edit.fetched_at < post.fetched_at  # type: ignore[operator]
+    # A post whose text never changed has no history, however often it was read.
+    assert "11" not in thread.history

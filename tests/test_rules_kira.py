@@ -427,3 +427,15 @@ def test_C6_no_saved_copy_leaves_the_post_as_it_reads() -> None:
     v = verdict(t, 1)
     assert (v.verdict, v.target, v.reason) == ("counted", "Dan", "vote for Dan")
     assert [f for f in t.findings if f.post_id] == []
+
+
+def test_C6_silent_edit_seen_before_the_deadline_and_again_after_counts_the_new_text() -> None:
+    """A at 02:50, B at 02:58, B again at 03:20, deadline in between: B was already showing
+    before the deadline (the store keeps its first sighting), so B counts and nothing is
+    undone."""
+    before = post(1, "Alice", "10:00:00", "vote: Bob", fetched="02:50:00")
+    first_b = post(1, "Alice", "10:00:00", "vote: Dan", fetched="02:58:00")
+    rows = [("Alice", "10:00:00", vote("Dan"), {"text": "vote: Dan", "fetched": "+1 03:20:00"})]
+    t = judge(game(), rows, history={"1": (before, first_b)})
+    assert (verdict(t, 1).verdict, verdict(t, 1).target) == ("counted", "Dan")
+    assert [f for f in t.findings if f.post_id and "no edit marker" in f.message] == []
