@@ -354,6 +354,9 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise self._error("cannot be read", exc) from None
         for id_, url, key, page, fetched, status, headers, body, sha in rows:
+            if not isinstance(body, bytes):  # written by hand as text: not what was fetched
+                raise InputError(f"snapshot store {self.path}: page version {id_} ({url}) holds "
+                                 "text, not the bytes fetched: the store was altered")
             yield StoredPage(
                 id=id_,
                 url=url,

@@ -159,6 +159,18 @@ def test_a_blob_altered_in_the_store_cannot_be_recomputed(game: Path) -> None:
         "UTC) no longer matches its recorded SHA-256 (the store was altered)\n")
 
 
+def test_a_page_rewritten_as_text_in_the_store_is_one_line_not_a_crash(game: Path) -> None:
+    recorded_audit(game)
+    with sqlite3.connect(game.parent / ".tally" / "game.sqlite") as db:
+        digest = db.execute("SELECT sha256 FROM versions WHERE id = 2").fetchone()[0]
+        db.execute("UPDATE blobs SET body = ? WHERE sha256 = ?", ("<html>edited</html>", digest))
+    again = run("audit", str(game), "--from-snapshot", "1", now="2016-02-01T00:00:00Z")
+    assert again.exit_code == 3
+    assert again.stderr.endswith(
+        "page version 2 (https://forum.example.org/viewtopic.php?f=3&t=412&start=15) holds text, "
+        "not the bytes fetched: the store was altered\n")
+
+
 def test_a_version_missing_from_the_store_cannot_be_recomputed(game: Path) -> None:
     recorded_audit(game)
     with sqlite3.connect(game.parent / ".tally" / "game.sqlite") as db:
