@@ -176,13 +176,13 @@ def _reads_other_threads(game: Game) -> bool:
 
 def _read_saved(game: Game, url: str | None, source: Path, fetched_at: str | None) -> Thread:
     """--from DIR: one thread from pages a browser saved (url None: the pages say theirs)."""
-    from tally import adapters, crawl
+    from tally import adapters, saved
 
     forced, plain_url = adapters.split_forced(url) if url else (None, None)
     engine_name = game.board.engine or forced
     stated = times.parse_game_time(fetched_at, game.timezone).utc if fetched_at else None
     engine = adapters.get(engine_name) if engine_name else None
-    return crawl.read_saved_pages(source, engine, zone=game.timezone, url=plain_url,
+    return saved.read_saved_pages(source, engine, zone=game.timezone, url=plain_url,
                                   fetched_at=stated, language=game.board.language,
                                   per_page=game.board.per_page,
                                   floor_names=game.board.floor_names)
@@ -479,7 +479,7 @@ def init(
 
 def _first_game_file(url: str, source: Path | None, zone: str | None, preset: str, out: Path,
                      fetched_at: str | None) -> str:
-    from tally import adapters, crawl
+    from tally import adapters, crawl, saved
     from tally import init as first_file
     from tally.fetch import Fetcher
     from tally.store import Store
@@ -490,7 +490,7 @@ def _first_game_file(url: str, source: Path | None, zone: str | None, preset: st
     times.zone(zone_name)  # an unknown zone: one line, before any reading
     if source is not None:
         stated = times.parse_game_time(fetched_at, zone_name).utc if fetched_at else None
-        thread = crawl.read_saved_pages(source, engine, zone=zone_name, url=plain_url,
+        thread = saved.read_saved_pages(source, engine, zone=zone_name, url=plain_url,
                                         fetched_at=stated)
     else:
         store = Store(out.parent / ".tally" / f"{out.stem}.sqlite")

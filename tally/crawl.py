@@ -1,4 +1,4 @@
-"""From a thread URL (or a folder of saved pages) to a `Thread` (DESIGN.md "How data flows").
+"""From a thread URL to a `Thread` (DESIGN.md "How data flows").
 
     fetch (tally.fetch) ─► store (tally.store) ─► engine.parse_page ─► assemble ─► Thread
 
@@ -35,26 +35,23 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import html
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from pathlib import Path
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
-from tally import adapters, times
+from tally import adapters
 from tally.adapters.base import Engine, PageContext
+from tally.assemble import assemble
 from tally.errors import ForumError, InputError, NotAThreadPage, TallyError, TruncatedPage
 from tally.fetch import Fetcher, Response
-from tally.model import Page, Post, Thread
+from tally.model import Page, Thread
 from tally.store import Store, StoredPage
 
 Progress = Callable[[int, int | None], None]
 
 # A runaway guard: a forum that always offers a "next" link must not keep us polling forever.
 MAX_PAGES = 5000
-SAVED_PAGE_SUFFIXES = (".html", ".htm")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -81,7 +78,7 @@ def read_thread(
                                   floor_names=floor_names, progress=progress).thread
     if offline:
         raise InputError(f"no snapshot of {url} in the snapshot store; run without --offline first")
-    reader = _Reader(engine, zone, language, per_page, floor_names)
+    reader = PageReader(engine, zone, language, per_page, floor_names)
     fetched = _fetch_new_pages(url, engine.thread_key(url), reader, None, fetcher or Fetcher(),
                                progress)
     return assemble(fetched.values(), url, engine.name)
@@ -108,7 +105,7 @@ def read_stored_thread(
     every page as it stands now, so that edits on early pages show up); a count fetches only
     the last known page and what follows.
     """
-    reader = _Reader(engine, zone, language, per_page, floor_names)
+    reader = PageReader(engine, zone, language, per_page, floor_names)
     key = engine.thread_key(url)
     if offline:
         if store.last_page(key) is None:
@@ -137,7 +134,7 @@ def thread_from_versions(
     `known`: sightings already parsed (of the same thread, read the same way); a run of
     versions that starts with the same version is not parsed again.
     """
-    reader = _Reader(engine, zone, language, per_page, floor_names)
+    reader = PageReader(engine, zone, language, per_page, floor_names)
     parsed = {s.version_ids[0]: (s.page, s.first) for s in known}
     return reader.from_versions(versions, engine.thread_key(url), url, None, parsed=parsed)
 
@@ -145,7 +142,7 @@ def thread_from_versions(
 def _fetch_new_pages(
     url: str,
     key: str,
-    reader: _Reader,
+    reader: PageReader,
     store: Store | None,
     fetcher: Fetcher,
     progress: Progress | None,
@@ -226,7 +223,7 @@ class _Addresses:
     trusting: bool = True  # False once a computed address proved wrong
 
     @classmethod
-    def start(cls, reader: _Reader, url: str, tail: _Tail | None, store: Store | None,
+    def start(cls, reader: PageReader, url: str, tail: _Tail | None, store: Store | None,
               key: str) -> _Addresses:
         engine = reader.engine
         base = tail.url if tail else url  # the forum's own form of the thread's addresses
@@ -314,7 +311,7 @@ def _consistent(asked: int, page: Page) -> bool:
 class _Crawl:
     """One crawl's reads: each response parsed and saved before the next request."""
 
-    reader: _Reader
+    reader: PageReader
     key: str
     store: Store | None
     fetcher: Fetcher
@@ -420,7 +417,7 @@ def _reads_left(page: Page, jump: bool, low: int) -> int | None:
 
 
 @dataclass(frozen=True)
-class _Reader:
+class PageReader:
     """How pages of one thread are parsed: engine plus the board's zone, language, page size."""
 
     engine: Engine
@@ -548,208 +545,8 @@ def _runs_of_same_bytes(stored: Sequence[StoredPage]) -> list[list[StoredPage]]:
     flat = [run for page_runs in runs.values() for run in page_runs]
     return sorted(flat, key=lambda run: (run[-1].fetched_at, run[-1].id))
 
-
-# ---------------------------------------------------------------------------------------------
-# --from DIR: pages a user saved from a browser
-
-_CANONICAL = re.compile(rb"<link\b[^>]*\brel\s*=\s*[\"']?canonical\b[^>]*>", re.IGNORECASE)
-_HREF = re.compile(rb"\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.IGNORECASE)
-# Internet Explorer, Edge and Chrome's "mark of the web": <!-- saved from url=(0047)https://… -->
-_SAVED_FROM = re.compile(rb"<!--\s*saved from url=\((\d+)\)(\S+)", re.IGNORECASE)
-
-
-def read_saved_pages(
-    directory: Path,
-    engine: Engine | None,
-    *,
-    zone: str,
-    url: str | None = None,
-    fetched_at: datetime | None = None,
-    language: str | None = None,
-    per_page: int | None = None,
-    floor_names: tuple[str, ...] = (),
-) -> Thread:
-    """A thread from browser-saved pages, one file per page, in any order, duplicates allowed."""
-    files = _saved_files(Path(directory))
-    pages: list[tuple[Page, datetime]] = []
-    for path in files:
-        data = _read(path)
-        engine = engine or _sniff(path, data)
-        at = fetched_at or times.from_unix(path.stat().st_mtime)
-        reader = _Reader(engine, zone, language, per_page, floor_names)
-        try:
-            page = reader.parse(data, saved_page_url(data) or str(path), at)
-        except TallyError as exc:
-            raise type(exc)(f"{path}: {exc}") from None
-        pages.append((page, at))
-    assert engine is not None  # there is at least one file, and each one sets or keeps it
-    return assemble(pages, url or _thread_url(pages), engine.name)
-
-
-def _saved_files(directory: Path) -> list[Path]:
-    if not directory.is_dir():
-        raise InputError(f"{directory}: not a folder of saved pages")
-    # Browsers save "Page.html" plus a "Page_files/" folder of images and scripts: skip folders.
-    files = sorted(
-        path for path in directory.iterdir()
-        if path.is_file() and path.suffix.lower() in SAVED_PAGE_SUFFIXES
-    )
-    if not files:
-        raise InputError(f"{directory}: no saved pages (*.html, *.htm) in this folder")
-    return files
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-
-
-def _sniff(path: Path, data: bytes) -> Engine:
-    found = adapters.sniff(data)
-    if found is None:
-        known = ", ".join(adapters.engines()) or "none installed"
-        raise NotAThreadPage(f"{path}: not a thread page of a known forum engine ({known})")
-    return found
-
-
-def saved_page_url(data: bytes) -> str | None:
-    """The address a saved page came from: <link rel="canonical">, else the browser's comment."""
-    head = data[:65536]  # both live in the <head>, or right before it
-    tag = _CANONICAL.search(head)
-    if tag:
-        href = _HREF.search(tag.group(0))
-        if href:
-            raw = next(group for group in href.groups() if group is not None)
-            return html.unescape(raw.decode("utf-8", "replace")).strip() or None
-    saved = _SAVED_FROM.search(head)
-    if saved:
-        length = int(saved.group(1))  # the number is the URL's length: cut exactly there
-        return saved.group(2)[:length].decode("utf-8", "replace")
-    return None
-
-
 def engine_for(url: str, forced: str | None = None) -> tuple[Engine, str]:
     """The engine of a thread URL (`forced`, then an `engine:URL` prefix, then the URL itself)
     and the URL without the prefix."""
     prefix, plain = adapters.split_forced(url)
     return adapters.for_url(plain, forced or prefix), plain
-
-
-def _thread_url(pages: list[tuple[Page, datetime]]) -> str:
-    first = min(pages, key=lambda item: item[0].number)
-    return first[0].url
-
-
-# ---------------------------------------------------------------------------------------------
-# Assembly: many pages, many fetches, one thread
-
-SortKey = tuple[int, datetime, tuple[int, int | str]]
-
-
-def _order(post: Post) -> SortKey:
-    """Thread order: position, then time, then the numeric id (ids grow with time)."""
-    id_key: tuple[int, int | str] = (0, int(post.id)) if post.id.isdigit() else (1, post.id)
-    return (post.position, post.created_at, id_key)
-
-
-def content_of(post: Post) -> Post:
-    """What makes two versions of a post different: not where or when the page was read."""
-    return replace(post, position=0, permalink="", fetched_at=None, page_url="", notes=())
-
-
-@dataclass
-class _Seen:
-    """Every version of one post, oldest fetch first."""
-
-    versions: list[Post]
-
-    @property
-    def latest(self) -> Post:
-        return self.versions[-1]
-
-    def history(self) -> tuple[Post, ...]:
-        """Earlier sightings, oldest first, once the text has changed: the first and the last
-        sighting of each run of an unchanged text, and the first of the current run.
-
-        Both ends matter to C6: a silent edit made between two fetches before the deadline is
-        shown by the first sighting of the new text, an edit after it by the last sighting of
-        the old one. A post whose text never changed has no history.
-        """
-        runs: list[list[Post]] = []
-        for version in self.versions:
-            if runs and content_of(runs[-1][-1]) == content_of(version):
-                runs[-1].append(version)
-            else:
-                runs.append([version])
-        if len(runs) == 1:
-            return ()
-        earlier = [seen for run in runs[:-1] for seen in dict.fromkeys((run[0], run[-1]))]
-        current = runs[-1]
-        return tuple(earlier + current[:1]) if len(current) > 1 else tuple(earlier)
-
-
-def assemble(pages: Iterable[tuple[Page, datetime]], url: str, engine_name: str) -> Thread:
-    """One thread from page versions given in any order (see the module docstring).
-
-    The newest fetch of a post wins; its older, different versions go to `history`; a post
-    that a later fetch no longer shows where it must be is kept and listed in `vanished` (C6).
-    """
-    # Ties (one page saved twice with one time) are broken by URL, not by the order given.
-    ordered = sorted(pages, key=lambda item: (item[1], item[0].number, item[0].url))
-    seen: dict[str, _Seen] = {}
-    for page, fetched_at in ordered:
-        for post in page.posts:
-            version = _as_fetched(post, page, fetched_at)
-            if post.id in seen:
-                seen[post.id].versions.append(version)
-            else:
-                seen[post.id] = _Seen([version])
-    posts = sorted((item.latest for item in seen.values()), key=_order)
-    history = {pid: item.history() for pid, item in seen.items() if len(item.versions) > 1}
-    return Thread(
-        url=url,
-        engine=engine_name,
-        posts=tuple(posts),
-        fetched_at=ordered[-1][1] if ordered else None,
-        history={pid: versions for pid, versions in history.items() if versions},
-        vanished=_vanished(posts, ordered),
-        notes=tuple(dict.fromkeys(note for page, _ in ordered for note in page.notes)),
-    )
-
-
-def _as_fetched(post: Post, page: Page, fetched_at: datetime) -> Post:
-    if post.fetched_at == fetched_at and post.page_url:
-        return post
-    return replace(post, fetched_at=fetched_at, page_url=post.page_url or page.url)
-
-
-def _vanished(posts: list[Post], ordered: list[tuple[Page, datetime]]) -> frozenset[str]:
-    """Posts that a later fetch shows the thread without.
-
-    A page is a contiguous run of the thread. If a page fetched after a post was last seen
-    shows posts before it and after it but not the post itself, the post was gone at that
-    fetch. The first page stands for "before everything", the last page for "after". A post
-    that merely moved to an earlier page is seen there later, so no later fetch misses it
-    (and a page that only shows what came after it proves nothing).
-    """
-    index = {post.id: i for i, post in enumerate(posts)}  # posts are in thread order
-    gone: set[str] = set()
-    for page, fetched_at in ordered:
-        shown = {post.id for post in page.posts}
-        places = [index[pid] for pid in shown]
-        if not places:
-            continue
-        low = 0 if page.number == 1 else min(places) + 1
-        high = len(posts) if is_last_page(page) else max(places)
-        for post in posts[low:high]:
-            seen_at = post.fetched_at  # the latest sighting: posts hold their newest version
-            if post.id not in shown and seen_at is not None and seen_at < fetched_at:
-                gone.add(post.id)
-    return frozenset(gone)
-
-
-def is_last_page(page: Page) -> bool:
-    """The page says it is the last one (a page that does not say proves nothing)."""
-    return page.next_url is None and page.count is not None and page.number >= page.count

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tally import __version__, crawl, engine, times
+from tally.assemble import content_of
 from tally.crawl import StoredThread
 from tally.errors import InputError, TallyError
 from tally.game import Game
@@ -351,7 +352,7 @@ def _page_changes(then: StoredThread, now: StoredThread) -> list[str]:
         was = old.get(post.id)
         if was is None and len(appeared) <= 10:
             lines.append(f"  post {post.id} by {post.author} appeared")
-        elif was is not None and crawl.content_of(was) != crawl.content_of(post):
+        elif was is not None and content_of(was) != content_of(post):
             lines.append(f"  post {post.id} by {post.author} changed")
         if post.id in now.thread.vanished and post.id not in then.thread.vanished:
             lines.append(f"  post {post.id} by {post.author} vanished")

@@ -27,7 +27,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
-from tally.crawl import Sighting, is_last_page
+from tally.assemble import is_last_page
+from tally.crawl import Sighting
 from tally.game import Game
 from tally.model import Action, EditMarker, Post, Tally
 
@@ -178,7 +179,7 @@ def _covered(sighting: Sighting, shown: set[str], keys: dict[str, tuple[int, int
 
     A page is a contiguous run of the thread: it covers what lies between its first and last
     post; page 1 also covers everything before, the last page everything after (as
-    crawl._vanished reads pages).
+    assemble._vanished reads pages).
     """
     if not shown:
         return []

@@ -22,10 +22,12 @@ from werkzeug import Request, Response
 
 from tally import adapters
 from tally.adapters.base import PageContext
-from tally.crawl import assemble, read_saved_pages, read_stored_thread, read_thread, saved_page_url
+from tally.assemble import assemble
+from tally.crawl import read_stored_thread, read_thread
 from tally.errors import InputError, NotAThreadPage, TruncatedPage
 from tally.fetch import Fetcher
 from tally.model import Body, Page, Post
+from tally.saved import read_saved_pages, saved_page_url
 from tally.store import Store
 
 ENGINE = FakeEngine()

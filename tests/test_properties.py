@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tally import adapters, crawl, engine
+from tally import adapters, engine, saved
 from tally import game as game_file
 
 KIRA = Path(__file__).resolve().parent.parent / "fixtures" / "phpbb" / "kira-en"
@@ -24,7 +24,7 @@ PAGES = sorted(KIRA.glob("page-*.html"))
 
 
 def count_from(folder: Path):
-    thread = crawl.read_saved_pages(folder, adapters.get("phpbb"), zone="UTC", fetched_at=FETCHED,
+    thread = saved.read_saved_pages(folder, adapters.get("phpbb"), zone="UTC", fetched_at=FETCHED,
                                     url=GAME.thread_url)
     return engine.count(thread, GAME, 1)
 

@@ -1,0 +1,100 @@
+"""--from DIR: a thread from pages a user saved from a browser, one file per page."""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import datetime
+from pathlib import Path
+
+from tally import adapters, times
+from tally.adapters.base import Engine
+from tally.assemble import assemble
+from tally.crawl import PageReader
+from tally.errors import InputError, NotAThreadPage, TallyError
+from tally.model import Page, Thread
+
+SAVED_PAGE_SUFFIXES = (".html", ".htm")
+
+_CANONICAL = re.compile(rb"<link\b[^>]*\brel\s*=\s*[\"']?canonical\b[^>]*>", re.IGNORECASE)
+_HREF = re.compile(rb"\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.IGNORECASE)
+# Internet Explorer, Edge and Chrome's "mark of the web": <!-- saved from url=(0047)https://… -->
+_SAVED_FROM = re.compile(rb"<!--\s*saved from url=\((\d+)\)(\S+)", re.IGNORECASE)
+
+
+def read_saved_pages(
+    directory: Path,
+    engine: Engine | None,
+    *,
+    zone: str,
+    url: str | None = None,
+    fetched_at: datetime | None = None,
+    language: str | None = None,
+    per_page: int | None = None,
+    floor_names: tuple[str, ...] = (),
+) -> Thread:
+    """A thread from browser-saved pages, one file per page, in any order, duplicates allowed."""
+    files = _saved_files(Path(directory))
+    pages: list[tuple[Page, datetime]] = []
+    for path in files:
+        data = _read(path)
+        engine = engine or _sniff(path, data)
+        at = fetched_at or times.from_unix(path.stat().st_mtime)
+        reader = PageReader(engine, zone, language, per_page, floor_names)
+        try:
+            page = reader.parse(data, saved_page_url(data) or str(path), at)
+        except TallyError as exc:
+            raise type(exc)(f"{path}: {exc}") from None
+        pages.append((page, at))
+    assert engine is not None  # there is at least one file, and each one sets or keeps it
+    return assemble(pages, url or _thread_url(pages), engine.name)
+
+
+def _saved_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        raise InputError(f"{directory}: not a folder of saved pages")
+    # Browsers save "Page.html" plus a "Page_files/" folder of images and scripts: skip folders.
+    files = sorted(
+        path for path in directory.iterdir()
+        if path.is_file() and path.suffix.lower() in SAVED_PAGE_SUFFIXES
+    )
+    if not files:
+        raise InputError(f"{directory}: no saved pages (*.html, *.htm) in this folder")
+    return files
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _sniff(path: Path, data: bytes) -> Engine:
+    found = adapters.sniff(data)
+    if found is None:
+        known = ", ".join(adapters.engines()) or "none installed"
+        raise NotAThreadPage(f"{path}: not a thread page of a known forum engine ({known})")
+    return found
+
+
+def saved_page_url(data: bytes) -> str | None:
+    """The address a saved page came from: <link rel="canonical">, else the browser's comment."""
+    head = data[:65536]  # both live in the <head>, or right before it
+    tag = _CANONICAL.search(head)
+    if tag:
+        href = _HREF.search(tag.group(0))
+        if href:
+            raw = next(group for group in href.groups() if group is not None)
+            return html.unescape(raw.decode("utf-8", "replace")).strip() or None
+    saved = _SAVED_FROM.search(head)
+    if saved:
+        length = int(saved.group(1))  # the number is the URL's length: cut exactly there
+        return saved.group(2)[:length].decode("utf-8", "replace")
+    return None
+
+
+
+def _thread_url(pages: list[tuple[Page, datetime]]) -> str:
+    first = min(pages, key=lambda item: item[0].number)
+    return first[0].url
