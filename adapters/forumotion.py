@@ -253,7 +253,6 @@ def _caption(element: HtmlElement) -> str:
     return collapse(_text(caption)) if caption is not None else ""
 
 
-_SIGNATURE_CLASSES_ATTR = etree.XPath("descendant::*/@class[contains(., 'sig')]")
 # Text nodes that may start an edit notice (§1.4 wordings), found by libxml2 in one pass.
 # Every word holds "di": testing it first spares most text nodes the five tests.
 _EDIT_WORDS = etree.XPath(
@@ -389,7 +388,8 @@ class Forumotion(Engine):
         if not self.looks_like(data):
             raise self.not_a_thread(ctx, "no Forumotion markup; another engine's page?")
         root = _parse(data)
-        elements = _post_elements(root)
+        signatures: list[HtmlElement] = []
+        elements = _post_elements(root, signatures)
         if not elements:
             raise self.not_a_thread(ctx, _why_no_posts(root))
         text = data.decode("utf-8", "replace") if b"do_pagination_start" in data else ""
@@ -401,7 +401,7 @@ class Forumotion(Engine):
         theme = detect_theme(root, data)
         fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
         reader = _PostReader(self, ctx, _theme_order(theme), fetched_local, data)
-        posts, notes = reader.read_all(root, elements, (number - 1) * per_page)
+        posts, notes = reader.read_all(root, elements, (number - 1) * per_page, signatures)
         return Page(
             url=ctx.url,
             number=number,
@@ -522,20 +522,39 @@ def _has_class(element: HtmlElement, name: str) -> bool:
     return name in value and name in _BLANKS.split(value)
 
 
-def _post_elements(root: HtmlElement) -> dict[str, HtmlElement]:
+def _post_elements(root: HtmlElement,
+                   signatures: list | None = None) -> dict[str, HtmlElement]:
     """Each displayed post by its `post--ID` class (§1.2), first element per id: phpBB2 puts
-    the class on two table rows, the second being the contact bar."""
+    the class on two table rows, the second being the contact bar. `signatures`, when given,
+    receives the elements whose class holds "sig", in document order: the same pass over the
+    page's class attributes finds them, instead of one search per post (`_signatures`)."""
     found: dict[str, HtmlElement] = {}
-    for value in _POST_CLASS_ATTRS(root):
-        match = _POST_CLASS.search(value)
-        if match and match.group(1) not in found:
-            found[match.group(1)] = value.getparent()
+    for value in _POST_OR_SIG_CLASS_ATTRS(root):
+        if "post--" in value:
+            match = _POST_CLASS.search(value)
+            if match and match.group(1) not in found:
+                found[match.group(1)] = value.getparent()
+        if signatures is not None and "sig" in value:
+            signatures.append(value.getparent())
     return found
 
 
 # Selecting the @class values and stepping up is twice as fast as testing @class on every
 # element (//*[contains(@class, ...)]), which also visits every text node.
-_POST_CLASS_ATTRS = etree.XPath("/descendant::*/@class[contains(., 'post--')]")
+_POST_OR_SIG_CLASS_ATTRS = etree.XPath(
+    "/descendant::*/@class[contains(., 'post--') or contains(., 'sig')]")
+
+
+def _signatures(candidates: list[HtmlElement], posts: set[int]) -> dict[int, list[HtmlElement]]:
+    """The "sig" class elements under each post (by id() of the post element), in document
+    order: what `descendant::*/@class[contains(., 'sig')]` finds from each post, nested posts
+    included, for one page-wide search."""
+    by_post: dict[int, list[HtmlElement]] = {}
+    for node in candidates:
+        for ancestor in node.iterancestors():
+            if id(ancestor) in posts:
+                by_post.setdefault(id(ancestor), []).append(node)
+    return by_post
 
 
 def _why_no_posts(root: HtmlElement) -> str:
@@ -558,15 +577,17 @@ class _PostReader:
         self.engine = engine
         self.data = data
         self.posts: set[int] = set()  # id() of each post element, for _edit_holders
+        self.signatures: dict[int, list[HtmlElement]] = {}  # "sig" class elements by post
         self.ctx = ctx
         self.themes = themes
         self.fetched_local = fetched_local
         self.resolve = _Resolver(ctx.url)
 
-    def read_all(self, root: HtmlElement, elements: dict[str, HtmlElement],
-                 offset: int) -> tuple[list[Post], list[str]]:
+    def read_all(self, root: HtmlElement, elements: dict[str, HtmlElement], offset: int,
+                 signatures: list[HtmlElement]) -> tuple[list[Post], list[str]]:
         hidden = _hidden_blocks(root, self.data)
         self.posts = {id(e) for e in elements.values()}
+        self.signatures = _signatures(signatures, self.posts)
         posts: list[Post] = []
         notes: list[str] = []
         position = offset
@@ -667,7 +688,7 @@ class _PostReader:
     def _signature(self, body: Body, element: HtmlElement, message: HtmlElement) -> Body:
         if body.signature:
             return body
-        for sig in _parents(_SIGNATURE_CLASSES_ATTR(element)):  # filtered by classify()
+        for sig in self.signatures.get(id(element), ()):  # filtered by classify()
             if classify(sig) == "signature" and message not in sig.iterancestors():
                 return replace(body, signature=read_aside(sig))
         return body

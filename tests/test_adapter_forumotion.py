@@ -247,3 +247,27 @@ def test_post_without_a_date_names_the_post() -> None:
     <a href="/u3">Watson</a><div class="content"><div>voto: Moriarty</div></div></div></body></html>"""
     with pytest.raises(NotAThreadPage, match=r"^Forumotion: .*: not a thread page \(post 12: no date"):
         ENGINE.parse_page(html.encode(), _ctx())
+
+
+def test_signature_after_the_message_belongs_to_its_own_post() -> None:
+    # Each post's signature block sits after its message (§1.2); the page is searched once for
+    # "sig" classes, so each must land on the post that holds it, and a post without one
+    # must not borrow its neighbour's.
+    def post(pid: str, name: str, uid: str, text: str, signature: str) -> str:
+        sig = f'<div class="signature_div">{signature}</div>' if signature else ""
+        return (f'<div class="post post--{pid}"><p class="author">por <a href="/u{uid}">{name}'
+                f'</a> Hoy a las 21:{pid[-2:]}</p><div class="content"><div>{text}</div></div>'
+                f"{sig}</div>")
+
+    html = ('<html><head><title>t</title><script src="https://illiweb.com/rs3/x.js"></script>'
+            "</head><body>"
+            + post("101", "Zven", "2", "voto: Moriarty", "El que calla otorga")
+            + post("102", "Watson", "3", "voto: Zven", "")
+            + post("103", "Irene", "4", "voto: Watson", "Mi firma<br>segunda línea")
+            + "</body></html>")
+    page = ENGINE.parse_page(html.encode(), _ctx())
+    assert [(p.author, p.body.own, p.body.signature) for p in page.posts] == [
+        ("Zven", "voto: Moriarty", "El que calla otorga"),
+        ("Watson", "voto: Zven", ""),
+        ("Irene", "voto: Watson", "Mi firma\nsegunda línea"),
+    ]
