@@ -83,8 +83,32 @@ class Shown:
     dated_only: bool = False  # no time of day on the page
 
 
+# The whole text is the stock header date, as every post shows it: read here in one match,
+# with the checks dates.find_first's fast path makes (a month one name gives, a real day and
+# clock); anything else goes to find_first, which reads such a text the same way.
+_STOCK_DATE = re.compile(r"(\d{1,2}) ([^\W\d_]+) (\d{4}) à (\d{1,2}):(\d{2})(?::(\d{2}))?")
+
+
+def _stock_date(text: str) -> datetime | None:
+    found = _STOCK_DATE.fullmatch(text)
+    if found is None:
+        return None
+    day, name, year, hour, minute, second = found.groups()
+    numbers = dates.MONTHS.get(dates.fold(name))
+    if not numbers or len(numbers) != 1 or int(year) < 1000:
+        return None
+    (month,) = numbers
+    try:
+        return datetime(int(year), month, int(day), int(hour), int(minute), int(second or 0))
+    except ValueError:  # 31 juin, 25:00: the general reader says what it makes of it
+        return None
+
+
 def full_date(text: str) -> datetime | None:
     """The first "02 juin 2026 à 22:25:06" in `text` (also "1er", no seconds), naive."""
+    stock = _stock_date(text)
+    if stock is not None:
+        return stock
     shown = dates.find_first(text, _NO_ANCHOR)
     return shown.at if shown is not None and not shown.relative else None
 
@@ -121,6 +145,11 @@ _LOOKS_LIKE = re.compile(
 _PAYLOAD = re.compile(rb"forumsAppPayload\s*=\s*")
 _PAYLOAD_NAME = b"forumsAppPayload"
 _TITLE_TAIL = re.compile(r"\s+sur le forum .*$|\s+-\s+jeuxvideo\.com$")
+
+
+def _title_of(title: str) -> str | None:
+    """The topic's title in the page's <title> (collapsed), without the site's tail."""
+    return _TITLE_TAIL.sub("", title) or None
 
 # ---------------------------------------------------------------------------------------------
 # JvCare links (FORUMS.md §3.4, §3.3): guests get <span class="JvCare {hex} …"> instead of
@@ -210,6 +239,28 @@ def _fragment(html_text: str) -> HtmlElement:
     return root[0][0]
 
 
+# Markup that a fragment parse and a parse of all fragments side by side may read differently
+# (document-level tags, comments that may swallow what follows): such pages parse one by one.
+_ONE_BY_ONE = re.compile(r"<\s*/?\s*(?:html|head|body|frameset)\b|<!|<\?", re.IGNORECASE)
+
+
+def _fragments(texts: list[str]) -> list[HtmlElement]:
+    """Every `renderedText` of a page as an element, as `_fragment` gives each: one parse of
+    them all, side by side in numbered wrappers, costs a fraction of a parse per message. When
+    the wrappers do not come out as the page's fragments in order (a fragment that closes more
+    than it opens, or leaves a block open), each is parsed on its own."""
+    if len(texts) < 2 or any(_ONE_BY_ONE.search(t) for t in texts):
+        return [_fragment(t) for t in texts]
+    joined = "".join(f'<div data-tally-n="{n}">{t}</div>' for n, t in enumerate(texts))
+    root = etree.fromstring(f"<html><body>{joined}</body></html>", _FRAGMENT_PARSER)
+    body = root[0] if root is not None and len(root) == 1 else None
+    if (body is None or body.tag != "body" or len(body) != len(texts) or body.text
+            or any(w.tag != "div" or w.get("data-tally-n") != str(n) or w.tail
+                   for n, w in enumerate(body))):
+        return [_fragment(t) for t in texts]
+    return list(body)
+
+
 def _parse(data: bytes) -> HtmlElement:
     """`parse_tree` without libxml2's table of ids: JV is read by class and attribute, never
     looked up by id, and filling the table costs about a tenth of the parse."""
@@ -248,7 +299,13 @@ def _payload_edit(item: dict[str, Any]) -> tuple[str, str | None]:
     return collapse(f"{lead} {editor or ''}"), editor
 
 
-def _from_payload_item(item: dict[str, Any]) -> Message:
+def _from_payload(items: list[Any]) -> list[Message]:
+    items = [item for item in items if isinstance(item, dict) and item.get("id") is not None]
+    bodies = _fragments([str(item.get("renderedText") or "") for item in items])
+    return [_from_payload_item(item, body) for item, body in zip(items, bodies, strict=True)]
+
+
+def _from_payload_item(item: dict[str, Any], fragment: HtmlElement) -> Message:
     edit_text, editor = _payload_edit(item)
     author_id = item.get("publishedAuthorId")
     return Message(
@@ -256,7 +313,7 @@ def _from_payload_item(item: dict[str, Any]) -> Message:
         author=collapse(str(item.get("publishedAuthorName") or "")),
         author_id=str(author_id) if author_id not in (None, "", 0) else None,
         time_text=collapse(str(item.get("publishedDate") or "")),
-        body=read_body(_fragment(str(item.get("renderedText") or ""))),
+        body=read_body(fragment),
         edit_text=edit_text,
         editor=editor,
         deleted=item.get("stateMessage") == "msg-deleted",
@@ -316,6 +373,10 @@ class _Markup:
     pager_marker: bytes
     pager: Callable[[HtmlElement], HtmlElement | None]
     role_count: int = field(init=False)  # parts a message can have: the walk ends when all found
+    # Class attribute -> the roles of its tokens, in order: a theme repeats the same few class
+    # lists on every message, and a lookup costs less than splitting each again.
+    _roles_of: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict, repr=False,
+                                                  compare=False)
 
     def __post_init__(self) -> None:
         if not all(self.role_hint in token for token in self.roles):
@@ -331,18 +392,27 @@ class _Markup:
         The walk is in Python (XPath builds a string per @class it tests) and ends once the
         `wanted` part, when one is named, or every part is found."""
         parts: dict[str, HtmlElement] = {}
-        hint, roles, count = self.role_hint, self.roles, self.role_count
+        hint, count, roles_of = self.role_hint, self.role_count, self._roles_of
         for element in div.iterdescendants(etree.Element):  # elements only, as XPath's *
             names = element.get("class")
             if not names or hint not in names:  # no part's class in this list
                 continue
-            for token in names.split():
-                role = roles.get(token)
-                if role and role not in parts:
+            found = roles_of.get(names)
+            if found is None:
+                found = self._roles_in(names)
+            for role in found:
+                if role not in parts:
                     parts[role] = element
                     if role == wanted or len(parts) == count:  # nothing left to find
                         return parts
         return parts
+
+    def _roles_in(self, names: str) -> tuple[str, ...]:
+        roles = self.roles
+        found = tuple(roles[token] for token in names.split() if token in roles)
+        if len(self._roles_of) < 4096:  # a bound, for pages that vary their class lists
+            self._roles_of[names] = found
+        return found
 
     def editor_in(self, edit: HtmlElement) -> HtmlElement | None:
         return next((e for e in edit.iterdescendants() if class_set(e) & self.edit_link), None)
@@ -391,7 +461,11 @@ _STRING = etree.XPath("string()", smart_strings=False)
 
 
 def _text(element: HtmlElement | None) -> str:
-    return collapse(_STRING(element)) if element is not None else ""
+    if element is None:
+        return ""
+    if not len(element):  # a leaf (the author's name): its text is all string() would give
+        return collapse(element.text or "")
+    return collapse(_STRING(element))
 
 
 def _shown_time(div: HtmlElement, markup: _Markup) -> tuple[str, str]:
@@ -425,6 +499,117 @@ def _from_html(div: HtmlElement, markup: _Markup, where: str) -> Message:
         deleted=not markup.deleted.isdisjoint((div.get("class") or "").split()),
         time_title=collapse(date.get("title", "")) if date is not None else "",
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# A payload page without its tree (FORUMS.md §3.3). With the payload read, the HTML is only
+# checked against it (which posts, which shown times) and gives the title: a scan of the raw
+# bytes does that at a fraction of a parse. It answers only for plain markup - every
+# `messageUser` class token in a plain <div ... id="message-…"> start tag, each date element
+# holding bare text - and says None for anything else, which the tree then reads.
+
+# Literal first (the byte before is checked apart): `re` then skips ahead to each candidate.
+_TOKEN_2026 = re.compile(rb"""messageUser(?![^\s"'])""")
+_DATE_2026 = re.compile(rb"""messageUser__date(?![^\s"'])""")
+_TOKEN_EDGE = frozenset(b" \t\n\r\f\"'")
+_WORD_BYTES = frozenset(b"-_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_PLAIN_TAG = re.compile(rb'<([a-zA-Z][a-zA-Z0-9]*)((?:\s+[a-z][a-z0-9_:.-]*="[^"<>&]*")*)\s*>')
+_CLASS = re.compile(rb'\sclass="([^"]*)"')
+_ID = re.compile(rb'\sid="([^"]*)"')
+_HIDING = re.compile(rb"<(?:script|style|textarea|title|xmp|plaintext|noscript|template)\b|<!--",
+                     re.IGNORECASE)
+_TITLE = re.compile(rb"<title>([^<&]*)</title\s*>", re.IGNORECASE)
+_TITLE_OPEN = re.compile(rb"<title\b", re.IGNORECASE)
+
+
+def _plain_tag(data: bytes, inside: int) -> tuple[bytes, bytes, bytes | None, int, int] | None:
+    """The start tag around position `inside`, when it is one in plain form (double-quoted
+    attributes, no entity): its name, class and id (None when it has none), start and end."""
+    start = data.rfind(b"<", 0, inside)
+    tag = _PLAIN_TAG.match(data, start) if start >= 0 else None
+    if tag is None or tag.end() <= inside:
+        return None
+    attributes = tag.group(2)
+    names = _CLASS.search(attributes)
+    ident = _ID.search(attributes)
+    if (names is None or _CLASS.search(attributes, names.end()) is not None
+            or ident is not None and _ID.search(attributes, ident.end()) is not None):
+        return None  # no class, or a repeated one: the tree knows which counts
+    return (tag.group(1).lower(), names.group(1), ident.group(1) if ident else None, start,
+            tag.end())
+
+
+# Between a message's start tag and its date: its divs, and what hides markup from a parser.
+_REGION = re.compile(rb"<(?:(/?)div[\s>/]|script\b|style\b|textarea\b|title\b|xmp\b|"
+                     rb"plaintext\b|noscript\b|template\b|!--)", re.IGNORECASE)
+
+
+def _inside(data: bytes, start: int, end: int) -> bool:
+    """Whether what lies at `end` is surely inside the div whose start tag ends at `start`, as
+    markup: no more </div> than <div> at any point between, nothing that hides tags (a
+    script, a comment)."""
+    depth = 0
+    for edge in _REGION.finditer(data, start, end):
+        closing = edge.group(1)
+        if closing is None:
+            return False  # script, style, comment...
+        depth += -1 if closing else 1
+        if depth < 0:
+            return False
+    return True
+
+
+def _scan_2026(data: bytes) -> tuple[dict[str, str], str] | None:
+    """Each 2026 message's id and shown time, and the <title> text, read from the raw page as
+    the tree gives them (`_shown_time`, `JV._title`); None where the scan cannot be sure."""
+    if declared_charset(data) not in ("utf-8", "utf8"):
+        return None
+    title_open = _TITLE_OPEN.search(data)
+    if title_open is None:
+        return None
+    title = _TITLE.match(data, title_open.start())
+    if title is None or _HIDING.search(data, 0, title_open.start()):
+        return None
+    divs: list[tuple[str, int]] = []  # id, end of the start tag
+    for token in _TOKEN_2026.finditer(data):
+        before = data[token.start() - 1]
+        if before not in _TOKEN_EDGE:
+            if before in _WORD_BYTES:
+                continue  # "js-messageUser": another class token
+            return None
+        tag = _plain_tag(data, token.start())
+        if tag is None or tag[0] != b"div" or b"messageUser" not in tag[1].split():
+            return None  # in a script, another tag or attribute: the tree knows
+        raw_id = tag[2]
+        if raw_id is None or not raw_id.startswith(b"message-") or raw_id == b"message-":
+            return None
+        try:
+            divs.append((raw_id[len(b"message-"):].decode("utf-8"), tag[4]))
+        except UnicodeDecodeError:
+            return None
+    if not divs:
+        return None
+    shown: dict[str, str] = {}
+    for index, (ident, after) in enumerate(divs):
+        stop = divs[index + 1][1] if index + 1 < len(divs) else len(data)
+        found = _DATE_2026.search(data, after, stop)
+        while found is not None and data[found.start() - 1] in _WORD_BYTES:
+            found = _DATE_2026.search(data, found.end(), stop)  # "x-messageUser__date"
+        tag = _plain_tag(data, found.start()) if found else None
+        if tag is None or tag[3] < after or b"messageUser__date" not in tag[1].split():
+            return None
+        close = data.find(b"<", tag[4], stop)
+        if (close < 0 or not data.startswith(b"</" + tag[0], close) or b"&" in data[tag[4]:close]
+                or not _inside(data, after, tag[3])):
+            return None
+        try:
+            shown[ident] = collapse(data[tag[4]:close].decode("utf-8"))
+        except UnicodeDecodeError:
+            return None
+    try:
+        return shown, collapse(title.group(1).decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -559,22 +744,32 @@ class JV(Engine):
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
         self._refuse_non_topics(data, ctx)
-        root = _parse(data)
         payload, payload_problem = read_payload(data)
-        markup, divs = self._html_messages(root, data)
-        if payload is None and not divs:
-            raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
         pager_view = _pager_view(payload)
-        pager = None if pager_view else _pager(root, data)
+        # Beside a payload the HTML is only checked against it (posts, shown times) and gives
+        # the title: read from the raw bytes when its markup is plain, no tree built (§3.3).
+        scanned = _scan_2026(data) if pager_view and _MARKUP_2026.marker in data else None
+        root: HtmlElement | None = None
+        markup: _Markup | None = None
+        divs: list[HtmlElement] = []
+        pager: HtmlElement | None = None
+        if scanned is None:
+            root = _parse(data)
+            markup, divs = self._html_messages(root, data)
+            if payload is None and not divs:
+                raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
+            pager = None if pager_view else _pager(root, data)
         number = self._number(pager_view, pager, ctx)
         reading = _Reading(ctx, self.label, number, ctx.per_page or self.default_per_page,
                            times.local_now(ctx.fetched_at, ctx.zone), self._site(ctx.url))
         notes = [payload_problem] if payload_problem else []
         shown: dict[str, str] = {}  # id -> time as the HTML shows it, beside the payload
         if payload is not None:
-            messages = [_from_payload_item(item) for item in payload.data["listMessage"]
-                        if isinstance(item, dict) and item.get("id") is not None]
-            shown = dict(_shown_time(div, markup) for div in divs) if markup else {}
+            messages = _from_payload(payload.data["listMessage"])
+            if scanned is not None:
+                shown = scanned[0]
+            elif markup:
+                shown = dict(_shown_time(div, markup) for div in divs)
             notes += self._compare(messages, shown)
         else:
             messages = [_from_html(div, markup, reading.where) for div in divs] if markup else []
@@ -583,8 +778,9 @@ class JV(Engine):
         posts = tuple(self._post(m, index, reading, shown.get(m.id, ""))
                       for index, m in enumerate(messages))
         count, next_url = self._paging(pager_view, pager, reading)
+        title = self._title(root) if root is not None else _title_of(scanned[1] if scanned else "")
         return Page(url=ctx.url, number=number, count=count, posts=posts,
-                    thread_id=self._thread_id(payload, ctx.url), title=self._title(root),
+                    thread_id=self._thread_id(payload, ctx.url), title=title,
                     next_url=next_url, notes=tuple(notes))
 
     def _refuse_non_topics(self, data: bytes, ctx: PageContext) -> None:
@@ -741,6 +937,5 @@ class JV(Engine):
     @staticmethod
     def _title(root: HtmlElement) -> str | None:
         """From <title>, "… sur le forum X - date - jeuxvideo.com" (cheaper than a search)."""
-        title = collapse(root.findtext("head/title") or root.findtext(".//title") or "")
-        return _TITLE_TAIL.sub("", title) or None
+        return _title_of(collapse(root.findtext("head/title") or root.findtext(".//title") or ""))
 

@@ -13,6 +13,7 @@ import casefiles
 import pytest
 
 from tally import times
+from tally.adapters import dates
 from tally.adapters.base import PageContext
 from tally.adapters.jv import JV, decode_jvcare, full_date, read_shown_time
 from tally.errors import ForumError, InputError, NotAThreadPage, TruncatedPage
@@ -155,6 +156,71 @@ def test_a_post_whose_time_cannot_be_read_names_the_post() -> None:
         ENGINE.parse_page(data, ctx(TOPIC.format(2)))
 
 
+def payload_page(items: list[dict], data: bytes | None = None) -> bytes:
+    raw = dict(payload_json(kira_page(2)), listMessage=items)
+    return with_payload(data or kira_page(2), base64.b64encode(gzip.compress(json.dumps(raw).encode())))
+
+
+# The HTML beside a payload is read from the raw page when its markup is plain, from the tree
+# otherwise: both must say the same (which posts, which times, the title).
+@pytest.mark.parametrize("number", [1, 2])
+def test_payload_page_reads_the_same_whichever_way_its_html_is_read(number: int) -> None:
+    data = kira_page(number)
+    # A comment before the title (the tree drops it) makes the raw reading step aside.
+    via_tree = data.replace(b"<title>", b"<!-- ad slot --><title>", 1)
+    assert via_tree != data
+    plain = ENGINE.parse_page(data, ctx(TOPIC.format(number)))
+    tree = ENGINE.parse_page(via_tree, ctx(TOPIC.format(number)))
+    assert plain == tree
+    assert plain.title == "Kira - Partie 12 - Jour 3 (votes)"
+
+
+def test_an_html_time_written_with_markup_or_entities_is_still_compared() -> None:
+    shown = b'messageUser__date">02 juin 2026 \xc3\xa0 05:14:33'
+    bold = kira_page().replace(shown, b'messageUser__date"><b>02 juin 2026 \xc3\xa0 05:15:33</b>', 1)
+    assert ENGINE.parse_page(bold, ctx()).posts[1].notes == (
+        ("the page shows '02 juin 2026 à 05:15:33' where the payload says "
+         "'02 juin 2026 à 05:14:33'; the payload is used"),)
+    entity = kira_page().replace(shown, b'messageUser__date">02 juin 2026 &agrave; 05:14:33', 1)
+    assert ENGINE.parse_page(entity, ctx()).posts[1].notes == ()  # the same text, as shown
+
+
+def test_a_date_outside_its_message_is_not_the_message_s_date() -> None:
+    data = kira_page(2)
+    start = re.search(rb'<div class="messageUser[^>]*>', data)
+    assert start is not None
+    stray = b'</div><span class="messageUser__date">01 janvier 2020 \xc3\xa0 00:00:00</span><div>'
+    data = data[:start.end()] + stray + data[start.end():]
+    page = ENGINE.parse_page(data, ctx(TOPIC.format(2)))
+    assert not any("the page shows" in note for post in page.posts for note in post.notes)
+    assert page.posts == ENGINE.parse_page(kira_page(2), ctx(TOPIC.format(2))).posts
+
+
+def test_an_html_message_the_payload_lacks_is_noted_even_outside_plain_markup() -> None:
+    extra = (b'<div id="message-999" data-x=\'1\' class="messageUser">'
+             b'<span class="messageUser__date">02 juin 2026 \xc3\xa0 06:00:00</span></div>')
+    data = kira_page(2).replace(b'<div id="listMessages"', extra + b'<div id="listMessages"', 1)
+    assert ENGINE.parse_page(data, ctx(TOPIC.format(2))).notes == (
+        ("payload and HTML disagree on the posts (payload only: none; HTML only: 999); "
+         "the payload is trusted"),)
+
+
+@pytest.mark.parametrize("broken", [
+    "<div><p>vote: Rem",  # a block left open
+    "vote: Rem</div></div><p>stray",  # more closed than opened
+    "<table><tr><td>vote: Rem",
+    "<!-- vote: Rem",  # an open comment
+])
+def test_each_payload_message_is_read_on_its_own_even_when_one_is_broken(broken: str) -> None:
+    items = payload_json(kira_page(2))["listMessage"][:3]
+    items[1] = dict(items[1], renderedText=broken)
+    page = ENGINE.parse_page(payload_page(items), ctx(TOPIC.format(2)))
+    alone = [ENGINE.parse_page(payload_page([item]), ctx(TOPIC.format(2))).posts[0].body
+             for item in items]
+    assert [post.body for post in page.posts] == alone
+    assert page.posts[2].body.own == alone[2].own != ""
+
+
 # ---------------------------------------------------------------------------------------------
 # URLs (FORUMS.md §3.1)
 
@@ -223,6 +289,37 @@ def test_full_dates(text: str, wall: datetime) -> None:
 @pytest.mark.parametrize("text", ["32 juin 2026 à 10:00:00", "02 brumaire 2026 à 10:00:00", "02 juin"])
 def test_not_full_dates(text: str) -> None:
     assert full_date(text) is None
+
+
+# The stock header date is read in one match; every other text by the shared reader. Both
+# must agree, including on what they refuse.
+@pytest.mark.parametrize("text", [
+    "02 juin 2026 à 22:25:06", "2 juin 2026 à 22:25", "31 juin 2026 à 10:00:00",
+    "29 février 2025 à 10:00:00", "29 février 2024 à 10:00:00", "02 juin 2026 à 24:00:00",
+    "02 juin 2026 à 23:60:00", "02 juin 0999 à 10:00:00", "02 JUIN 2026 à 10:00:00",
+    "02 mars 2026 à 10:00:00", "02 Févr 2026 à 10:00:00", "02 brumaire 2026 à 10:00:00",
+])
+def test_stock_dates_read_as_the_shared_reader_reads_them(text: str) -> None:
+    shown = dates.find_first(text, datetime(2000, 1, 1))
+    assert full_date(text) == (shown.at if shown is not None else None)
+
+
+@pytest.mark.parametrize(("shown", "utc", "note"), [
+    ("29 mars 2026 à 01:59:59", "2026-03-29T00:59:59Z", None),
+    ("29 mars 2026 à 02:30:00", "2026-03-29T01:30:00Z", "does not exist in Europe/Paris"),
+    ("29 mars 2026 à 03:00:00", "2026-03-29T01:00:00Z", None),
+    ("25 octobre 2026 à 01:59:59", "2026-10-24T23:59:59Z", None),
+    ("25 octobre 2026 à 02:30:00", "2026-10-25T00:30:00Z", "happens twice in Europe/Paris"),
+    ("25 octobre 2026 à 03:00:00", "2026-10-25T02:00:00Z", None),
+])
+def test_post_times_around_the_clock_changes(shown: str, utc: str, note: str | None) -> None:
+    items = payload_json(kira_page(2))["listMessage"][:2]
+    items[0] = dict(items[0], publishedDate="02 juin 2026 à 05:14:33")  # the hour before: cached
+    items[1] = dict(items[1], publishedDate=shown, updatedDate="")
+    post = ENGINE.parse_page(payload_page(items), ctx(TOPIC.format(2))).posts[1]
+    assert post.created_at == times.parse_iso(utc)
+    clock_notes = [n for n in post.notes if "(DST" in n]
+    assert len(clock_notes) == (note is not None) and all(note in n for n in clock_notes)
 
 
 # Fetched at 05:30:00 on 3 June 2026, Paris.
