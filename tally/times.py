@@ -52,6 +52,27 @@ def localise(naive: datetime, zone_name: str) -> Localised:
     """
     if naive.tzinfo is not None:
         return Localised(naive.astimezone(UTC))
+    offset = _hour_offset(zone_name, naive.replace(minute=0, second=0, microsecond=0))
+    if offset is not None:  # the common case: one subtraction, no zone lookups
+        return Localised((naive - offset).replace(tzinfo=UTC))
+    return _localise(naive, zone_name)
+
+
+@lru_cache(maxsize=8192)
+def _hour_offset(zone_name: str, hour: datetime) -> timedelta | None:
+    """The zone's UTC offset through the whole wall-clock hour starting at `hour`, or None when
+    the hour holds a DST change, a gap or an overlap (those go the long way, with their note).
+    Zones change offset at most once an hour, so equal offsets at both ends hold in between; a
+    thread's posts share few hours, so most posts cost one subtraction."""
+    end = hour.replace(minute=59, second=59, microsecond=999999)
+    first, last = _localise(hour, zone_name), _localise(end, zone_name)
+    if first.note or last.note:
+        return None
+    offset = hour - first.utc.replace(tzinfo=None)
+    return offset if offset == end - last.utc.replace(tzinfo=None) else None
+
+
+def _localise(naive: datetime, zone_name: str) -> Localised:
     tz = zone(zone_name)
     first = naive.replace(tzinfo=tz, fold=0)
     second = naive.replace(tzinfo=tz, fold=1)

@@ -3,6 +3,8 @@
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tally import times
 from tally.errors import InputError
@@ -68,3 +70,12 @@ def test_relative_helpers():
     fetched = datetime(2016, 1, 18, 0, 10)
     assert times.days_ago(fetched, 1, 21, 58) == datetime(2016, 1, 17, 21, 58)
     assert times.ago(fetched, minutes=15) == datetime(2016, 1, 17, 23, 55)
+
+
+@given(st.datetimes(min_value=datetime(2015, 1, 1), max_value=datetime(2027, 12, 31)),
+       st.sampled_from(["Europe/Paris", "Europe/Moscow", "America/Santiago",
+                        "Australia/Lord_Howe", "Asia/Shanghai", "UTC"]))
+def test_the_hour_cache_localises_as_the_long_way(naive: datetime, zone_name: str) -> None:
+    """localise's per-hour offset cache gives what the full fold check gives, note included:
+    DST gaps and overlaps (and Lord Howe's half-hour change) never take the cached path."""
+    assert times.localise(naive, zone_name) == times._localise(naive, zone_name)
