@@ -23,6 +23,7 @@ A case is a folder `fixtures/<engine>/<case>/` holding:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import tomllib
 from dataclasses import dataclass
@@ -146,3 +147,13 @@ def check_case(engine: Any, case_dir: Path) -> list[tuple[CasePage, Page]]:
             assert post.created_at.utcoffset() is not None
         parsed.append((saved, page))
     return parsed
+
+
+def fixture_module(path: Path, name: str) -> Any:
+    """A fixture's Python file (a page generator, a table of versions) loaded as a module: the
+    fixtures folder is data, not a package, so it is imported from its path."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

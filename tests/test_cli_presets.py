@@ -41,12 +41,11 @@ or read through the snapshot store from the game file's `threads`.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from casefiles import fixture_module
 from typer.testing import CliRunner
 
 from tally.cli import app
@@ -294,11 +293,7 @@ def discussion_page() -> bytes:
     Воланд (2 posts in the voting thread) writes 3 here in the day, Мастер (3 there) 2; Гелла
     (2 there) 2 in the day, one before 22:00 and one after 21:00; the GM's post is nobody's. Гелла
     also writes a vote here: a discussion post is never a vote."""
-    spec = importlib.util.spec_from_file_location("mafia_make_pages_discussion",
-                                                  MAFIA / "make_pages.py")
-    assert spec is not None and spec.loader is not None
-    pages: Any = importlib.util.module_from_spec(spec)  # make_pages.py, fed our table
-    spec.loader.exec_module(pages)
+    pages = fixture_module(MAFIA / "make_pages.py", "mafia_make_pages_discussion")  # fed our table
     pages.POSTS = []
     rows = [(899001, pages.GM, "2017-10-09T19:00:00Z", "Обсуждение второго дня открыто."),
             (899004, pages.GELLA, "2017-10-09T18:30:00Z", "Рано пришла."),  # 21:30, day 1

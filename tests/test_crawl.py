@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import pytest
 import requests
+from casefiles import fixture_module
 from fakeengine import T0, FakeEngine, FakeForum
 from pytest_httpserver import HTTPServer
 from requests.adapters import HTTPAdapter
@@ -647,14 +648,6 @@ def test_crawl_of_real_fixture_pages(
 # page 1 is served, so the first post of page 2 moves onto page 1, which is not fetched again.
 
 
-def _generator(path: Path, name: str) -> Any:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class LiveThread:
@@ -666,7 +659,7 @@ class LiveThread:
         self.engine_name = engine_name
         self.per_page = per_page
         if engine_name == "phpbb":  # phpBB 3.3 prosilver, the kira-en generator
-            self.gen = _generator(casefiles.FIXTURES / "phpbb" / "kira-en" / "make_pages.py",
+            self.gen = fixture_module(casefiles.FIXTURES / "phpbb" / "kira-en" / "make_pages.py",
                                   "kira_pages_live")
             self.gen.PER_PAGE = per_page
             self.rows: list[Any] = list(enumerate(self.gen.POSTS[:12]))
@@ -674,7 +667,7 @@ class LiveThread:
             self.url = "/viewtopic.php?f=3&t=412"
             self.ids = [str(self.gen.FIRST_ID + index) for index, _ in self.rows]
         else:  # IPB 3.4, Russian, the mafia-ipb3-ru generator (absolute links to its board)
-            self.gen = _generator(casefiles.FIXTURES / "invision" / "mafia-ipb3-ru" /
+            self.gen = fixture_module(casefiles.FIXTURES / "invision" / "mafia-ipb3-ru" /
                                   "make_pages.py", "mafia_pages_live")
             self.rows = list(self.gen.POSTS[:12])
             self.spare = list(self.gen.POSTS[12:])

@@ -7,12 +7,12 @@ or `tally snapshot` would have given them; fixtures/evidence/README.md says how 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from casefiles import fixture_module
 from typer.testing import CliRunner
 
 from tally.cli import app
@@ -26,15 +26,7 @@ DISCUZ_GAME = ROOT / "fixtures" / "discuz" / "trigger-utf8" / "game.toml"
 IPS4_GAME = EVIDENCE / "ips4-en-game.toml"
 
 
-def _versions():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("evidence_versions", EVIDENCE / "versions.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-V = _versions()
+V = fixture_module(EVIDENCE / "versions.py", "evidence_versions")
 
 
 def utc(text: str) -> datetime:

@@ -8,7 +8,6 @@ unusable and forbids constructing a Fetcher.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import socket
@@ -17,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from casefiles import fixture_module
 from typer.testing import CliRunner
 
 from tally import fetch
@@ -28,16 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 KIRA = ROOT / "fixtures" / "phpbb" / "kira-en"
 
 
-def _versions():  # type: ignore[no-untyped-def]
-    path = ROOT / "fixtures" / "evidence" / "versions.py"
-    spec = importlib.util.spec_from_file_location("evidence_versions", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-V = _versions()
+V = fixture_module(ROOT / "fixtures" / "evidence" / "versions.py", "evidence_versions")
 
 
 def utc(text: str) -> datetime:

@@ -8,13 +8,13 @@ test changes what it serves between two runs, as the forum would change between 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from casefiles import fixture_module
 from pytest_httpserver import HTTPServer
 from typer.testing import CliRunner
 from werkzeug import Request, Response
@@ -27,16 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 KIRA = ROOT / "fixtures" / "phpbb" / "kira-en"
 
 
-def _versions():  # type: ignore[no-untyped-def]
-    path = ROOT / "fixtures" / "evidence" / "versions.py"
-    spec = importlib.util.spec_from_file_location("evidence_versions", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-V = _versions()
+V = fixture_module(ROOT / "fixtures" / "evidence" / "versions.py", "evidence_versions")
 
 
 class Forum:
