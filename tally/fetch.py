@@ -151,13 +151,7 @@ class Fetcher:
         if reply.status_code >= 500:
             raise OutcomeUnknown(f"{host_name}: HTTP {reply.status_code} on posting; it may "
                                  "have been posted")
-        return Response(
-            url=reply.url or url,
-            status=reply.status_code,
-            headers={k: reply.headers[k] for k in KEPT_HEADERS if k in reply.headers},
-            body=body,
-            fetched_at=times.now(),
-        )
+        return _response(reply, url, body)
 
     # -- politeness ----------------------------------------------------------------------------
 
@@ -198,13 +192,7 @@ class Fetcher:
         self._check_length(reply, body, url)
         _check_challenge(reply.status_code, reply.headers, host_name)
         self._check_status(reply.status_code, reply.headers, url)
-        return Response(
-            url=reply.url or url,
-            status=reply.status_code,
-            headers={k: reply.headers[k] for k in KEPT_HEADERS if k in reply.headers},
-            body=body,
-            fetched_at=times.now(),
-        )
+        return _response(reply, url, body)
 
     def _check_length(self, reply: requests.Response, body: bytes, url: str) -> None:
         """A cut download that urllib3 let through (compressed bodies are not comparable)."""
@@ -239,6 +227,17 @@ def _check_challenge(status: int, headers: Mapping[str, str], host_name: str) ->
     if status in CHALLENGE_STATUSES and \
             headers.get("cf-mitigated", "").strip().lower() == "challenge":
         raise Challenged(f"{host_name}: Cloudflare challenge: a browser is needed")
+
+
+def _response(reply: requests.Response, url: str, body: bytes) -> Response:
+    """What is kept of an answer: only KEPT_HEADERS, so Set-Cookie never reaches the store."""
+    return Response(
+        url=reply.url or url,
+        status=reply.status_code,
+        headers={k: reply.headers[k] for k in KEPT_HEADERS if k in reply.headers},
+        body=body,
+        fetched_at=times.now(),
+    )
 
 
 def _retry_after(value: str | None) -> float | None:
