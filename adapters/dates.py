@@ -600,6 +600,14 @@ def _fast_day(found: re.Match[str], now: datetime) -> ShownTime | None:
                      found.string)
 
 
+def stock_date(text: str) -> datetime | None:
+    """A text that is exactly one absolute date with a clock, as forums print their headers
+    ("02 juin 2026 à 22:25:06", "17 Ene 2016, 12:02", "2016-01-17 12:02"), read in one match
+    without normalising; None sends the caller to find_first/read, which read it alike."""
+    found = _FAST_WHOLE.match(text)
+    return _fast(found) if found is not None and found["wd"] is None else None
+
+
 def _fast_whole(text: str, now: datetime) -> ShownTime | None:
     if not text[-1].isdigit() or ":" not in text:
         found = _FAST_DAY.match(text)

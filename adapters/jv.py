@@ -83,30 +83,9 @@ class Shown:
     dated_only: bool = False  # no time of day on the page
 
 
-# The whole text is the stock header date, as every post shows it: read here in one match,
-# with the checks dates.find_first's fast path makes (a month one name gives, a real day and
-# clock); anything else goes to find_first, which reads such a text the same way.
-_STOCK_DATE = re.compile(r"(\d{1,2}) ([^\W\d_]+) (\d{4}) à (\d{1,2}):(\d{2})(?::(\d{2}))?")
-
-
-def _stock_date(text: str) -> datetime | None:
-    found = _STOCK_DATE.fullmatch(text)
-    if found is None:
-        return None
-    day, name, year, hour, minute, second = found.groups()
-    numbers = dates.MONTHS.get(dates.fold(name))
-    if not numbers or len(numbers) != 1 or int(year) < 1000:
-        return None
-    (month,) = numbers
-    try:
-        return datetime(int(year), month, int(day), int(hour), int(minute), int(second or 0))
-    except ValueError:  # 31 juin, 25:00: the general reader says what it makes of it
-        return None
-
-
 def full_date(text: str) -> datetime | None:
     """The first "02 juin 2026 à 22:25:06" in `text` (also "1er", no seconds), naive."""
-    stock = _stock_date(text)
+    stock = dates.stock_date(text)  # the header's own form, one match
     if stock is not None:
         return stock
     shown = dates.find_first(text, _NO_ANCHOR)
