@@ -15,7 +15,14 @@ from datetime import datetime
 from tally.model import Action, Finding, Post
 from tally.names import normalise
 from tally.rules.change import Standing, settle
-from tally.rules.reading import Context, Reading, Stage, second_after, void_steps
+from tally.rules.reading import (
+    Context,
+    Reading,
+    Stage,
+    second_after,
+    silent_change,
+    void_steps,
+)
 
 _KEEP = "\x00keep"  # a post that declares nothing (no vote action left)
 
@@ -39,6 +46,10 @@ def _final_target(actions: tuple[Action, ...]) -> str | None:
         elif action.kind == "vote":
             target = action.target or action.written
     return target
+
+
+def _utc(at: datetime | None) -> str:
+    return f"{at:%Y-%m-%d %H:%M:%S} UTC"
 
 
 def _copy_before_edit(ctx: Context, post: Post) -> Post | None:
@@ -65,9 +76,11 @@ def _declarations(readings: tuple[Reading, ...], ctx: Context, precision: str
         now = _final_target(live) if live else _KEEP
         edit = post.edit
         edited_in_time = edit is not None and (edit.edited_at is None or edit.edited_at <= ctx.cutoff)
+        silent = None if edited_in_time else silent_change(ctx, post)
         # A post with no vote left is looked at only when an edit may have taken its vote away:
         # in time, by a living player, with no action that an earlier policy voided.
-        unvoted = (now == _KEEP and edited_in_time and not reading.steps and not reading.silent
+        unvoted = (now == _KEEP and (edited_in_time or silent is not None)
+                   and not reading.steps and not reading.silent
                    and post.created_at < late and voter is not None
                    and ctx.life.alive(voter, post.created_at))
         if voter is None or (now == _KEEP and not unvoted):
@@ -87,14 +100,26 @@ def _declarations(readings: tuple[Reading, ...], ctx: Context, precision: str
                                                 post.id, voter, needs_gm=True))
                 else:
                     before = _final_target(ctx.extractor.ballot(old).actions)
-                    stamp = f"{old.fetched_at:%Y-%m-%d %H:%M:%S} UTC"
                     marked[index] = replace(reading, evidence=reading.evidence + (
-                        f"edit marker: {edit.text}; the copy fetched {stamp} shows the text before it",))
+                        f"edit marker: {edit.text}; the copy fetched {_utc(old.fetched_at)} shows "
+                        "the text before it",))
                     if before != _KEEP and before != now:
                         mine.append(_Declared(post.created_at, len(mine), index, before))
                         mine.append(_Declared(edit.edited_at or post.created_at, len(mine), index,
                                               None if now == _KEEP else now))
                         continue
+        elif silent is not None:
+            old, seen = silent
+            before = _final_target(ctx.extractor.ballot(old).actions)
+            if before != _KEEP and before != now:
+                # Dated when the new text was first seen: the change is proven made by then.
+                marked[index] = replace(reading, evidence=reading.evidence + (
+                    f"text changed with no edit marker: the copy fetched {_utc(old.fetched_at)} "
+                    f"votes {before or 'nobody (revoke)'}, the one fetched {_utc(seen)} "
+                    f"{'votes ' + now if now not in (_KEEP, None) else 'casts no vote'}",))
+                mine.append(_Declared(post.created_at, len(mine), index, before))
+                mine.append(_Declared(seen, len(mine), index, None if now == _KEEP else now))
+                continue
         if now != _KEEP:
             mine.append(_Declared(post.created_at, len(mine), index, now))
     for decls in out.values():

@@ -299,6 +299,24 @@ def _silent_in_time(reading: Reading, ctx: Context) -> Reading:
     return replace(reading, evidence=reading.evidence + (note,))
 
 
+def silent_change(ctx: Context, post: Post) -> tuple[Post, datetime] | None:
+    """The copy showing `post` before an unmarked change of its text, and when the new text was
+    first seen (the change was made between the two fetches), or None.
+
+    For rules where a change made in time matters by itself (E3): C6 already decides which text
+    counts; this says whether an earlier one was on the page before it."""
+    if post.fetched_at is None or post.deleted:
+        return None
+    copies = [v for v in ctx.history.get(post.id, ()) if v.fetched_at is not None and not v.deleted]
+    first_seen = min([v.fetched_at for v in copies if _text(v) == _text(post)  # type: ignore[misc]
+                      and v.fetched_at <= post.fetched_at] + [post.fetched_at])
+    older = [v for v in copies if v.fetched_at < first_seen and _text(v) != _text(post)]  # type: ignore[operator]
+    old = max(older, key=lambda v: v.fetched_at or v.created_at, default=None)
+    if old is None or _marked_since(post, old):
+        return None
+    return old, first_seen
+
+
 def _text(post: Post) -> object:
     """What an edit changes (not the signature, which the forum shows from the profile)."""
     body = post.body

@@ -142,6 +142,37 @@ def test_E3_edit_that_changes_the_target_is_a_change() -> None:
     assert (verdict(kept, 1).verdict, verdict(kept, 1).target) == ("counted", "Moriarty")
 
 
+def test_E3_a_change_made_with_no_edit_marker_is_a_change_too() -> None:
+    # Forumotion shows no marker for some edits (a moderator's, the last post's): two saved
+    # copies, both from before the deadline, prove the target changed in time.
+    before = post(1, "Watson", "18:00:00", "Voto a Moriarty", fetched="18:30:00")
+    rows = [("Watson", "18:00:00", vote("Lestrade"), {"fetched": "19:30:00"})] + BASE[1:]
+    t = judge(espia(), rows, history={"1": (before,)})
+    v = verdict(t, 1)
+    assert (v.verdict, v.rule, v.reason) == (
+        "void", "E3", "change of vote from Moriarty to Lestrade: the player's vote is void (8A)")
+    assert v.evidence[-1] == ("text changed with no edit marker: the copy fetched 2016-01-17 18:30:00 "
+                              "UTC votes Moriarty, the one fetched 2016-01-17 19:30:00 UTC votes Lestrade")
+    assert ("Moriarty", 2, ("Lestrade", "Mrs Hudson")) in counts(t)
+    # The same target with a typo fixed is no change; a text seen only after the deadline is
+    # C6's business (the copy at the deadline counts), not a change made in time.
+    same = judge(espia(), [("Watson", "18:00:00", vote("Moriarty"), {"fetched": "19:30:00"})],
+                 history={"1": (post(1, "Watson", "18:00:00", "Voto a Moriarti", fetched="18:30:00"),)})
+    assert (verdict(same, 1).verdict, findings(same, "E3")) == ("counted", [])
+    late = judge(espia(), [("Watson", "18:00:00", vote("Lestrade"), {"fetched": "22:30:00"})],
+                 history={"1": (post(1, "Watson", "18:00:00", "Voto a Moriarty", fetched="21:30:00"),)})
+    assert (verdict(late, 1).verdict, verdict(late, 1).target) == ("counted", "Moriarty")
+
+
+def test_E3_a_vote_taken_away_with_no_edit_marker_is_a_change() -> None:
+    before = post(1, "Watson", "18:00:00", "Voto a Moriarty", fetched="18:30:00")
+    t = judge(espia(), [("Watson", "18:00:00", {"text": "Mejor lo pienso", "fetched": "19:30:00"})] + BASE[1:],
+              history={"1": (before,)})
+    v = verdict(t, 1)
+    assert (v.verdict, v.reason) == ("not_a_vote", "change of vote from Moriarty to no vote (revoke): "
+                                     "the player's vote is void (8A)")
+
+
 def test_E3_edit_with_no_earlier_copy_is_taken_as_it_reads_and_flagged() -> None:
     marker = edited("Última edición por Watson", "19:00:00", "Watson")
     t = judge(espia(), [("Watson", "18:00:00", vote("Lestrade"), {"edit": marker})])
