@@ -13,7 +13,6 @@ references, which Discuz keeps), and every answer is decoded by the charset it d
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Sequence
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
@@ -25,10 +24,15 @@ from tally.adapters.discuz import Discuz
 from tally.adapters.html import (
     browser_codec,
     collapse,
-    declared_charset,
     parse_document_as_browser,
 )
-from tally.adapters.reply import Credentials, FormData, Replier, Reply
+from tally.adapters.reply import (
+    Credentials,
+    Replier,
+    Reply,
+    encode_form,
+    page_charset,
+)
 from tally.errors import FloodLimit, ForumError, InputError, LoginError, SessionExpired
 from tally.fetch import Response
 
@@ -40,8 +44,6 @@ _LOGOUT = "//a[contains(@href, 'action=logout')]"
 _MEMBER_NAME = "//*[contains(@class, 'vwmy')]//a"  # the header's "欢迎 bot" link
 _JS_FID = re.compile(r"""\bfid\s*=\s*parseInt\(\s*['"](\d+)['"]""")
 _CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
-_XML_ENCODING = re.compile(rb"""<\?xml[^>]*encoding=["']([A-Za-z0-9_.:-]+)""")
-_CT_CHARSET = re.compile(r"charset=([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _JS_STRING = r"'((?:[^'\\]|\\.)*)'"
 _SUCCEED = re.compile(rf"succeedhandle_\w+\(\s*{_JS_STRING}\s*,\s*{_JS_STRING}\s*,\s*\{{(.*?)\}}")
 _ERROR = re.compile(rf"errorhandle_\w+\(\s*{_JS_STRING}")
@@ -54,8 +56,6 @@ _HOURLY = re.compile(r"每小[时時]限制")
 _MODERATED = re.compile(r"需要[审審][核覈]")
 _LOGIN_WORDS = re.compile(r"登录|登錄|登陆")
 _LOGIN_OK = re.compile(r"欢迎您回来|歡迎您回來")
-# Browsers send a form on a gb2312 page with the GBK encoder (WHATWG Encoding Standard).
-_FORM_CODECS = {"gb2312": "gbk", "x-gbk": "gbk", "gb_2312-80": "gbk", "csgb2312": "gbk"}
 
 
 class DiscuzReplier(Replier):
@@ -84,7 +84,7 @@ class DiscuzReplier(Replier):
                       questionid=fields.get("questionid") or "0", answer="",
                       loginsubmit="true")
         action = urljoin(page.url, form.get("action") or f"{LOGIN_PAGE}&loginsubmit=yes")
-        body, headers = _encoded(fields, _charset_of(page))
+        body, headers = encode_form(fields, page_charset(page))
         answer = self.http.post(action, body, headers=headers)
         words = _answer_words(answer)
         if _LOGIN_OK.search(words) or self.logged_in(answer.body, credentials.account):
@@ -107,7 +107,7 @@ class DiscuzReplier(Replier):
         fields.setdefault("subject", "  ")
         if not fields.get("posttime"):
             fields["posttime"] = str(int(times.now().timestamp()))
-        body, headers = _encoded(fields, _charset_of(page))
+        body, headers = encode_form(fields, page_charset(page))
         answer = self.http.post(_with_query(action, inajax="1", handlekey="fastpost"), body,
                                 headers=headers)
         return _read_answer(answer, host)
@@ -163,20 +163,9 @@ def _read_answer(answer: Response, host: str) -> Reply:
     raise ForumError(f"{LABEL}: {host}: the reply was refused: {words or 'no message'}")
 
 
-def _charset_of(response: Response) -> str:
-    """The charset an answer declares: Content-Type, the XML declaration, then the page's meta."""
-    header = _CT_CHARSET.search(response.headers.get("Content-Type", ""))
-    if header:
-        return header.group(1).lower()
-    xml = _XML_ENCODING.search(response.body[:200])
-    if xml:
-        return xml.group(1).decode("ascii").lower()
-    return declared_charset(response.body)
-
-
 def _decoded(response: Response) -> str:
     try:
-        return response.body.decode(browser_codec(_charset_of(response)), "replace")
+        return response.body.decode(browser_codec(page_charset(response)), "replace")
     except LookupError:  # a label Python does not know: Discuz's own default
         return response.body.decode("utf-8", "replace")
 
@@ -197,19 +186,6 @@ def _answer_words(response: Response) -> str:
         if words:
             return words[:200]
     return ""
-
-
-def _encoded(fields: dict[str, str], charset: str) -> tuple[FormData, dict[str, str]]:
-    """The form as a browser on this page sends it: urlencoded bytes in the page's charset.
-    Characters the charset lacks go as &#N; references, which Discuz's dhtmlspecialchars keeps."""
-    codec = _FORM_CODECS.get(charset, charset)
-    try:
-        codecs.lookup(codec)
-    except LookupError:
-        codec = "utf-8"
-    body = urlencode(list(fields.items()), encoding=codec, errors="xmlcharrefreplace")
-    headers = {"Content-Type": f"application/x-www-form-urlencoded; charset={charset}"}
-    return body, headers
 
 
 def _hidden_fields(form: HtmlElement) -> dict[str, str]:

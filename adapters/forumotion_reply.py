@@ -20,7 +20,7 @@ from lxml.html import HtmlElement
 
 from tally.adapters.forumotion import TopicUrl, split_topic_url
 from tally.adapters.html import collapse, parse_document_as_browser
-from tally.adapters.reply import Credentials, Replier, Reply
+from tally.adapters.reply import Credentials, Replier, Reply, encode_form, page_charset
 from tally.errors import FloodLimit, ForumError, InputError, LoginError, SessionExpired
 
 LABEL = "Forumotion"
@@ -84,8 +84,9 @@ class ForumotionReplier(Replier):
                              "(locked, or the bot may not reply there)")
         fields = _hidden_fields(form)
         fields.update(mode="reply", t=fields.get("t") or topic.topic, message=text, post="1")
-        answer = self.http.post(urljoin(page.url, form.get("action") or "/post"),
-                                list(fields.items()))
+        body, headers = encode_form(fields, page_charset(page))  # older boards: ISO-8859-1
+        answer = self.http.post(urljoin(page.url, form.get("action") or "/post"), body,
+                                headers=headers)
         return self._read_answer(answer.url, answer.body, host)
 
     def _read_answer(self, url: str, body: bytes, host: str) -> Reply:

@@ -27,7 +27,7 @@ from lxml.html import HtmlElement
 
 from tally.adapters.html import collapse, parse_document_as_browser
 from tally.adapters.invision import Invision
-from tally.adapters.reply import Credentials, Replier, Reply
+from tally.adapters.reply import Credentials, Replier, Reply, encode_form, page_charset
 from tally.errors import (
     CannotPostHere,
     FloodLimit,
@@ -98,7 +98,8 @@ class InvisionReplier(Replier):
         fields.update(ips_username=credentials.account, ips_password=credentials.password,
                       rememberMe="1")
         action = urljoin(login.url, form.get("action") or f"{IPB3_LOGIN}&do=process")
-        return self.http.post(action, list(fields.items()))
+        body, headers = encode_form(fields, page_charset(login))
+        return self.http.post(action, body, headers=headers)
 
     def _login_ips4(self, thread_url: str, credentials: Credentials) -> Response:
         login = self.http.get(_ips4_root(thread_url) + "login/")
@@ -109,8 +110,9 @@ class InvisionReplier(Replier):
         fields = _hidden_fields(form)
         fields.setdefault("_processLogin", "usernamepassword")
         fields.update(auth=credentials.account, password=credentials.password, remember_me="1")
-        return self.http.post(urljoin(login.url, form.get("action") or login.url),
-                              list(fields.items()))
+        body, headers = encode_form(fields, page_charset(login))
+        return self.http.post(urljoin(login.url, form.get("action") or login.url), body,
+                              headers=headers)
 
     def reply(self, thread_url: str, text: str) -> Reply:
         host = _host(thread_url)
@@ -133,7 +135,8 @@ class InvisionReplier(Replier):
         if editor == "Post":
             fields.setdefault("submit", "1")
         action = urljoin(page.url, form.get("action") or page.url)
-        answer = self.http.post(action, list(fields.items()))
+        body, headers = encode_form(fields, page_charset(page))  # Russian boards: windows-1251
+        answer = self.http.post(action, body, headers=headers)
         return _read_answer(answer, action, host)
 
 

@@ -20,12 +20,16 @@ A replier never logs, prints or puts in a message the password or a cookie.
 
 from __future__ import annotations
 
+import codecs
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
+from urllib.parse import urlencode
 
 from tally import fetch
+from tally.adapters.html import browser_codec, declared_charset
 from tally.errors import InputError
 from tally.fetch import Response
 
@@ -105,3 +109,42 @@ def replier_for(engine: str, http: Http) -> Replier:
     module = __import__(f"tally.adapters.{module_name}", fromlist=[class_name])
     replier: Replier = getattr(module, class_name)(http)
     return replier
+
+
+# ---------------------------------------------------------------------------------------------
+# Forms as a browser sends them
+
+_CT_CHARSET = re.compile(r"charset=([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""<\?xml[^>]*encoding=["']([A-Za-z0-9_.:-]+)""")
+# The encoder a browser uses for a page's form (WHATWG Encoding Standard): GBK for the
+# gb2312/gbk labels, windows-1252 for iso-8859-1 and ascii (browser_codec), the label's own
+# codec otherwise.
+_FORM_CODECS = {"gb2312": "gbk", "gbk": "gbk", "x-gbk": "gbk", "gb_2312-80": "gbk",
+                "csgb2312": "gbk", "chinese": "gbk", "iso-ir-58": "gbk"}
+
+
+def page_charset(response: Response) -> str:
+    """The charset an answer declares: Content-Type, the XML declaration, then the page's meta."""
+    header = _CT_CHARSET.search(response.headers.get("Content-Type", ""))
+    if header:
+        return header.group(1).lower()
+    xml = _XML_ENCODING.search(response.body[:200])
+    if xml:
+        return xml.group(1).decode("ascii").lower()
+    return declared_charset(response.body)
+
+
+def encode_form(fields: Mapping[str, str] | Sequence[tuple[str, str]],
+                charset: str) -> tuple[str, dict[str, str]]:
+    """The form as a browser on a page of `charset` sends it: urlencoded in that charset, a
+    character it lacks as a &#N; reference (phpBB 2 and Discuz keep those as characters).
+    Sending UTF-8 to an ISO-8859-1 or GBK board would store mojibake, and the count's own
+    marker would no longer be found in the thread (the never-twice check)."""
+    codec = _FORM_CODECS.get(charset.lower()) or browser_codec(charset)
+    try:
+        codecs.lookup(codec)
+    except LookupError:
+        codec = "utf-8"
+    items = list(fields.items()) if isinstance(fields, Mapping) else list(fields)
+    body = urlencode(items, encoding=codec, errors="xmlcharrefreplace")
+    return body, {"Content-Type": f"application/x-www-form-urlencoded; charset={charset}"}
