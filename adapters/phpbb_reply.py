@@ -1,4 +1,4 @@
-"""Login and reply on phpBB 3.x (FORUMS.md §2.1 "Reply", "Flood"), through the posting seam.
+"""Login and reply on phpBB 3.x and 2.0.x (FORUMS.md §2.1, §2.2), through the posting seam.
 
     login:  GET ucp.php?mode=login ─► wait ─► POST username, password, autologin, login,
             redirect, sid, creation_time, form_token (every hidden field of the form)
@@ -18,6 +18,14 @@ What the answer to the reply says (phpBB 3.3 language/en):
 - the login box: the session expired (SessionExpired; the run logs in once and retries);
 - FORM_INVALID, or any other error box: ForumError quoting it.
 
+phpBB 2 (subSilver, §2.2) has no ucp.php: login.php takes username, password, autologin and
+login; the reply form (name="post") carries the session id as a hidden `sid`, no form token (so
+no wait) and no post review. Its answers: "Your message has been entered successfully." with a
+refresh to viewtopic.php?p=ID#ID; Flood_Error "You cannot make another post so soon after your
+last; please try again in a short while."; Session_invalid "Invalid Session. Please resubmit the
+form." (the session changed: logged in again once). Both send forms in the page's charset, as a
+browser does: phpBB 2 boards often serve ISO-8859-1.
+
 Never in a message or a log: the password, a cookie, or a URL's sid.
 """
 
@@ -31,8 +39,9 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 import lxml.html
 from lxml.html import HtmlElement
 
+from tally.adapters.html import block_text, collapse
 from tally.adapters.phpbb import split_topic_url
-from tally.adapters.reply import Credentials, Replier, Reply
+from tally.adapters.reply import Credentials, Replier, Reply, encode_form, page_charset
 from tally.errors import (
     CannotPostHere,
     FloodLimit,
@@ -48,8 +57,9 @@ FORM_WAIT = 1.1  # seconds between receiving a form and submitting it (same-seco
 _FLOOD = re.compile(r"You cannot make another post so soon after your last", re.IGNORECASE)
 _REVIEW = re.compile(r"At least one new post has been made to this topic|Post review",
                      re.IGNORECASE)
-_POSTED = re.compile(r"has been posted successfully|has been submitted successfully",
-                     re.IGNORECASE)
+_POSTED = re.compile(r"has been posted successfully|has been submitted successfully"
+                     r"|Your message has been entered successfully", re.IGNORECASE)
+_SESSION_INVALID = re.compile(r"Invalid Session\. Please resubmit the form", re.IGNORECASE)
 _POST_LINK = re.compile(r"viewtopic\.php\?(?:[^\"'<>\s]*?&(?:amp;)?)?p=(\d+)")
 _CAPTCHA = re.compile(rb"g-recaptcha|h-captcha|cf-turnstile|name=\"confirm_code\"|"
                       rb"class=\"captcha", re.IGNORECASE)
@@ -67,10 +77,10 @@ class PhpBBReplier(Replier):
     # -- the seam ------------------------------------------------------------------------------
 
     def logged_in(self, page: bytes, account: str) -> bool:
-        """A logged-in phpBB page links ucp.php?mode=logout; the header names the account
-        (3.1+ li#username_logged_in, 3.0 "Logout [ name ]"). A template that names it nowhere
-        is taken at its logout link."""
-        if b"mode=logout" not in page:
+        """A logged-in phpBB page links ucp.php?mode=logout (phpBB 2: login.php?logout=true);
+        the header names the account (3.1+ li#username_logged_in, 3.0 "Logout [ name ]",
+        2.0 "Log out [ name ]"). A template that names it nowhere is taken at its logout link."""
+        if b"mode=logout" not in page and b"logout=true" not in page:
             return False
         root = _html(page)
         wanted = account.casefold()
@@ -78,7 +88,7 @@ class PhpBBReplier(Replier):
                        "username_logged_in"), None)
         if header is not None:
             return wanted in " ".join(header.text_content().split()).casefold()
-        logouts = [a for a in root.iter("a") if "mode=logout" in (a.get("href") or "")]
+        logouts = [a for a in root.iter("a") if _is_logout(a.get("href") or "")]
         named = [a for a in logouts if "[" in a.text_content()]
         if named:
             return any(wanted in a.text_content().casefold() for a in named)
@@ -86,7 +96,7 @@ class PhpBBReplier(Replier):
 
     def login(self, thread_url: str, credentials: Credentials) -> None:
         host = _host(thread_url)
-        page = self.http.get(urljoin(_board(thread_url), "ucp.php?mode=login"))
+        page = self._login_page(thread_url)
         if self.logged_in(page.body, credentials.account):
             return
         if _CAPTCHA.search(page.body):
@@ -97,13 +107,14 @@ class PhpBBReplier(Replier):
         if form is None:
             form = _form_with(root, "password")
         if form is None:
-            raise ForumError(f"{host}: no login form at ucp.php?mode=login")
+            raise ForumError(f"{host}: no login form at {_public(page.url)}")
         fields = _fields(form)
         fields.update({"username": credentials.account, "password": credentials.password,
                        "autologin": "on", "login": "Login"})
         if "creation_time" in fields:
             self.sleep(FORM_WAIT)  # check_form_key('login'): not in the form's own second
-        answer = self.http.post(_action(form, page.url), data=fields)
+        body, headers = encode_form(fields, page_charset(page))
+        answer = self.http.post(_action(form, page.url), data=body, headers=headers)
         _check_status(answer, host, "logging in")
         if self.logged_in(answer.body, credentials.account):
             return
@@ -124,14 +135,29 @@ class PhpBBReplier(Replier):
         root = _html(page.body)
         form = _form(root, "postform")
         if form is None:
+            form = _form(root, "post")  # phpBB 2's reply form has only a name
+        if form is None:
             raise self._no_form(root, page.body, host, topic.get("t") or "")
         fields = _fields(form)
         fields["message"] = text
         fields["post"] = "Submit"
-        self.sleep(FORM_WAIT)  # check_form_key('posting'): the same second is rejected (§2.1)
-        answer = self.http.post(_action(form, page.url), data=fields)
+        if "creation_time" in fields:
+            self.sleep(FORM_WAIT)  # check_form_key('posting'): the same second is rejected
+        body, headers = encode_form(fields, page_charset(page))
+        answer = self.http.post(_action(form, page.url), data=body, headers=headers)
         _check_status(answer, host, "posting")
         return self._read_answer(answer, host)
+
+    def _login_page(self, thread_url: str) -> Response:
+        """ucp.php?mode=login (3.x), else login.php (2.0, which has no ucp.php)."""
+        board = _board(thread_url)
+        try:
+            return self.http.get(urljoin(board, "ucp.php?mode=login"))
+        except ForumError as missing:
+            try:
+                return self.http.get(urljoin(board, "login.php"))
+            except ForumError:
+                raise missing from None
 
     # -- reading the forum's answers -----------------------------------------------------------
 
@@ -157,6 +183,9 @@ class PhpBBReplier(Replier):
         if _FLOOD.search(text):
             raise FloodLimit(f"{host}: the forum refused the post: You cannot make another post "
                              "so soon after your last (flood limit); nothing was posted")
+        if _SESSION_INVALID.search(text):
+            raise SessionExpired(f"{host}: the forum no longer takes the bot's session (Invalid "
+                                 "Session); nothing was posted")
         if _REVIEW.search(text):
             raise ThreadMovedOn(f"{host}: new posts arrived while replying (post review); "
                                 "nothing was posted")
@@ -225,7 +254,17 @@ def _error_text(root: HtmlElement) -> str:
     message = root.find(".//div[@id='message']")
     if message is not None:
         return " ".join((message.text_content() or "").split())[:200]
+    for table in root.iter("table"):  # phpBB 2's message_die box: table.forumline span.gen
+        if "forumline" in (table.get("class") or "").split():
+            for span in table.iter("span"):
+                text = collapse(block_text(span))  # its lines are <br />-separated
+                if text and "gen" in (span.get("class") or "").split():
+                    return text[:200]
     return ""
+
+
+def _is_logout(href: str) -> bool:
+    return "mode=logout" in href or "logout=true" in href
 
 
 def _refresh_post_id(root: HtmlElement) -> str | None:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 from tally import times
@@ -93,10 +94,12 @@ class FakePhpBB:
 
     # -- running -------------------------------------------------------------------------------
 
+    handler: ClassVar[type[BaseHTTPRequestHandler]]  # set below, once _Handler exists
+
     def start(self) -> FakePhpBB:
         board = self
 
-        class Handler(_Handler):
+        class Handler(self.handler):  # type: ignore[name-defined]
             pass
 
         Handler.board = board
@@ -175,6 +178,8 @@ class FakePhpBB:
 class _Handler(BaseHTTPRequestHandler):
     board: FakePhpBB
     protocol_version = "HTTP/1.1"
+    cookie = COOKIE  # the session cookies' prefix
+    charset = "utf-8"
 
     def log_message(self, *args: object) -> None:
         pass
@@ -190,7 +195,8 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         query = dict(parse_qsl(parts.query))
         length = int(self.headers.get("Content-Length") or 0)
-        fields = dict(parse_qsl(self.rfile.read(length).decode("utf-8"))) if length else {}
+        raw = self.rfile.read(length).decode("latin-1") if length else ""
+        fields = dict(parse_qsl(raw, encoding=self.charset))  # as the board's PHP reads it
         board.log.append(f"{method} {self.path}")
         fault = self._fault(f"{method} {self.path}")
         if fault in ("reset",):
@@ -205,18 +211,26 @@ class _Handler(BaseHTTPRequestHandler):
         sid, new_cookies = self._session()
         page = parts.path.rsplit("/", 1)[-1]
         with board.lock:
-            if page == "viewtopic.php" and method == "GET":
-                status, body = 200, self._viewtopic(query, sid)
-            elif page == "ucp.php" and query.get("mode") == "login":
-                status, body, sid, new_cookies = self._login(method, fields, sid, new_cookies)
-            elif page == "posting.php" and query.get("mode") == "reply":
-                status, body = self._posting(method, fields, sid)
-            else:
-                status, body = 404, page_html("Information", "<p>The requested page does not "
-                                              "exist.</p>", None, sid)
+            status, body, new_cookies, extra = self._route(page, method, query, fields, sid,
+                                                           new_cookies)
         if fault == "drop":  # the forum did the work; the answer never arrives
             return self._reset()
-        self._send(status, body.encode("utf-8"), cookies=new_cookies)
+        self._send(status, body.encode(self.charset, "xmlcharrefreplace"), cookies=new_cookies,
+                   extra=extra)
+
+    def _route(self, page: str, method: str, query: dict[str, str], fields: dict[str, str],
+               sid: str, cookies: list[str]) -> tuple[int, str, list[str], list[tuple[str, str]]]:
+        """(status, page, cookies to set, extra headers) for one request."""
+        if page == "viewtopic.php" and method == "GET":
+            return 200, self._viewtopic(query, sid), cookies, []
+        if page == "ucp.php" and query.get("mode") == "login":
+            status, body, sid, cookies = self._login(method, fields, sid, cookies)
+            return status, body, cookies, []
+        if page == "posting.php" and query.get("mode") == "reply":
+            status, body = self._posting(method, fields, sid)
+            return status, body, cookies, []
+        return 404, page_html("Information", "<p>The requested page does not exist.</p>", None,
+                              sid), cookies, []
 
     def _fault(self, request: str) -> str | None:
         for index, (prefix, fault) in enumerate(self.board.faults):
@@ -237,7 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, body: bytes, cookies: list[str] | None = None,
               extra: list[tuple[str, str]] | None = None) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=UTF-8")
+        self.send_header("Content-Type", f"text/html; charset={self.charset.upper()}")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "private, no-cache=\"set-cookie\"")
         for cookie in cookies or ():
@@ -251,14 +265,17 @@ class _Handler(BaseHTTPRequestHandler):
         """The request's session; a new guest session (and its cookie) when it has none."""
         jar = dict(part.strip().split("=", 1) for part in
                    (self.headers.get("Cookie") or "").split(";") if "=" in part)
-        sid = jar.get(f"{COOKIE}_sid", "")
+        sid = jar.get(f"{self.cookie}_sid", "")
         with self.board.lock:
             if sid in self.board.sessions:
                 return sid, []
             sid = secrets.token_hex(16)
             self.board.sessions[sid] = Session(uid=None)
-        return sid, [f"{COOKIE}_u=1; path=/; HttpOnly", f"{COOKIE}_k=; path=/; HttpOnly",
-                     f"{COOKIE}_sid={sid}; path=/; HttpOnly"]
+        return sid, self.guest_cookies(sid)
+
+    def guest_cookies(self, sid: str) -> list[str]:
+        return [f"{COOKIE}_u=1; path=/; HttpOnly", f"{COOKIE}_k=; path=/; HttpOnly",
+                f"{COOKIE}_sid={sid}; path=/; HttpOnly"]
 
     # -- pages ---------------------------------------------------------------------------------
 
@@ -339,6 +356,9 @@ class _Handler(BaseHTTPRequestHandler):
                 f'<a href="{link}">View your submitted message</a><br /><br />'
                 f'<a href="./viewforum.php?f={FORUM_ID}">Return to the forum</a></p></div></div>')
         return 200, page_html("Information", body, user, sid, board)
+
+
+FakePhpBB.handler = _Handler
 
 
 # ---------------------------------------------------------------------------------------------

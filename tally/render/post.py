@@ -30,7 +30,9 @@ DIALECTS = {
     "bbcode": Dialect(
         bold=lambda s: f"[b]{s}[/b]",
         link=lambda t, u: f"[url={u}]{t}[/url]" if u else t,
-        small=lambda s: f"[size=85]{s}[/size]",
+        # [size] means percent on phpBB 3, pixels (1-29) on phpBB 2 and Forumotion, 1-7 on
+        # Discuz and IPB: no one value is small everywhere, and a refused one shows as text.
+        small=lambda s: s,
         heading=lambda s: f"[b][u]{s}[/u][/b]",
     ),
     "markdown": Dialect(
