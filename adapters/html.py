@@ -265,6 +265,14 @@ def browser_codec(label: str) -> str:
     return _BROWSER_CODECS.get(name, name)
 
 
+def parser_encoding(data: bytes) -> str:
+    """The encoding to give libxml2 for a page: the charset it declares, read as a browser
+    reads it. A page that says iso-8859-1 is windows-1252 to every browser, so the curly
+    apostrophe of "O’Brien" (0x92) typed on such a board is a character, not a control code
+    that no roster name matches."""
+    return browser_codec(declared_charset(data))
+
+
 def _as_browser_reads(data: bytes) -> bytes:
     """The page as UTF-8, decoded from its declared charset as a browser does."""
     codec = "utf-8" if data.startswith(b"\xef\xbb\xbf") else browser_codec(declared_charset(data))

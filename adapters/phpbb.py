@@ -32,9 +32,9 @@ from tally.adapters.html import (
     class_set,
     collapse,
     compiled,
-    declared_charset,
     first,
     has_class_xpath,
+    parser_encoding,
     split_body,
 )
 from tally.errors import ForumError, TruncatedPage
@@ -49,7 +49,7 @@ _text = etree.XPath("string()", smart_strings=False)
 def _parse(data: bytes) -> HtmlElement:
     """html.parse_tree without libxml2's id index: nothing here looks elements up by id, and
     building the index costs about 5% of the parse (DESIGN.md "Performance")."""
-    parser = etree.HTMLParser(encoding=declared_charset(data), remove_comments=True,
+    parser = etree.HTMLParser(encoding=parser_encoding(data), remove_comments=True,
                               collect_ids=False)
     root = etree.fromstring(data, parser=parser)
     return root if root is not None else lxml_html.document_fromstring(b"<html></html>")
@@ -543,7 +543,7 @@ def _footer_notes(data: bytes, ctx: PageContext) -> tuple[str, ...]:
     at = _last_footer_marker(data)
     if at < 0:
         return ()
-    window = data[at: at + 600].decode(declared_charset(data), "replace")
+    window = data[at: at + 600].decode(parser_encoding(data), "replace")
     found = _FOOTER_ZONE.search(_TAGS.sub(" ", window))
     if not found:
         return ()

@@ -327,3 +327,11 @@ def test_phpbb2_quote_table_signature_and_staff_edit() -> None:
     assert staff.permalink == "http://mafia.example.net/phpBB2/viewtopic.php?p=310#310"
     assert by_id["308"].author_id is None  # a guest has no profile button
     assert page.notes == ("footer says 'All times are GMT - 5 Hours'",)
+
+
+def test_phpbb2_latin1_page_is_read_as_browsers_read_it() -> None:
+    # An ISO-8859-1 board stores what browsers send it: windows-1252, where 0x92 is ’ and 0x80 €.
+    case = casefiles.load_case(casefiles.FIXTURES / "phpbb" / "phpbb2-en")
+    data = case.pages[0].data.replace(b"Tom's defence is weak.", b"Tom\x92s defence is weak \x80.")
+    page = ENGINE.parse_page(data, case.pages[0].ctx)
+    assert {p.id: p.body.own for p in page.posts}["306"] == "Tom’s defence is weak €."
