@@ -40,7 +40,12 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
-from tally import times
+from click.testing import Result
+from typer.testing import CliRunner
+
+from tally import scheduled, times
+from tally.cli import app
+from tally.fetch import Fetcher
 
 FORUM_ID, TOPIC_ID = 2, 7
 TITLE = "Mafia game 12 - Day 1"
@@ -113,6 +118,12 @@ class FakePhpBB:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+
+    def __enter__(self) -> FakePhpBB:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     @property
     def root(self) -> str:
@@ -549,12 +560,13 @@ def posting_page(board: FakePhpBB, sid: str, user: str, last_id: int, error: str
 
 def write_game(folder: Path, url: str, *, preset: str = "majority", posting: str = "",
                players: tuple[str, ...] = ("Alice", "Bob", "Carol", "Dan", "Eve"),
-               extra: str = "") -> Path:
-    """A game on the fake board: day 1 from Thu 15 Jan 2026 09:00 to Sat 17 Jan 22:00 (Paris)."""
+               extra: str = "", timezone: str = "Europe/Paris") -> Path:
+    """A game on the fake board: day 1 from Thu 15 Jan 2026 09:00 to Sat 17 Jan 22:00, forum
+    time (`timezone`)."""
     roster = "".join(f'\n[[players]]\nname = "{name}"\n' for name in players)
     text = f"""title = "Mafia game 12"
 preset = "{preset}"
-timezone = "Europe/Paris"
+timezone = "{timezone}"
 staff = ["Moderator"]
 
 [thread]
@@ -574,3 +586,28 @@ account = "{BOT}"
     path = folder / "game.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# ---------------------------------------------------------------------------------------------
+# The cron run the tests make
+
+FAST = scheduled.Network(reader=lambda: Fetcher(delay=0, retries=1),
+                         poster=lambda session: Fetcher(session=session, delay=0, retries=1))
+
+
+def as_cron(monkeypatch) -> None:
+    """What cron's environment gives `tally post`: the bot's password, no other setting; and a
+    network without the polite delays."""
+    monkeypatch.setattr(scheduled, "NETWORK", FAST)
+    monkeypatch.setenv("TALLY_PASSWORD", BOT_PASSWORD)
+    monkeypatch.delenv("TALLY_ACCOUNT", raising=False)
+    monkeypatch.delenv("TALLY_STORE", raising=False)
+
+
+def run_post(game: Path, *args: str) -> Result:
+    return CliRunner().invoke(app, ["post", str(game), *args])
+
+
+def now_at(monkeypatch, local: str, offset: str) -> None:
+    """Now is `local` ("2026-01-15 11:00", forum time at UTC`offset`) for tally and the board."""
+    monkeypatch.setenv("TALLY_NOW", local.replace(" ", "T") + f":00{offset}")

@@ -12,38 +12,30 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakephpbb import BOT, BOT_PASSWORD
+from fakephpbb import BOT, as_cron, now_at, run_post, write_game
 from fakephpbb2 import FLOOD_ERROR, LOGIN_ERROR, TOPIC_LOCKED, FakePhpBB2
-from typer.testing import CliRunner
 
-from tally import adapters, scheduled
+from tally import adapters
 from tally.adapters.base import PageContext
-from tally.cli import app
 from tally.fetch import Fetcher
 
-FAST = scheduled.Network(reader=lambda: Fetcher(delay=0, retries=1),
-                         poster=lambda session: Fetcher(session=session, delay=0, retries=1))
 PLAYERS = ("Zoë", "Tom", "Łukasz", "Sam")  # Ł is not in the board's charset: sent as &#321;
 
 
 @pytest.fixture
 def board() -> Iterator[FakePhpBB2]:
-    running = FakePhpBB2().start()
-    yield running
-    running.stop()
+    with FakePhpBB2() as running:
+        yield running
 
 
 @pytest.fixture(autouse=True)
 def cron(monkeypatch) -> None:
-    monkeypatch.setattr(scheduled, "NETWORK", FAST)
-    monkeypatch.setenv("TALLY_PASSWORD", BOT_PASSWORD)
-    monkeypatch.delenv("TALLY_ACCOUNT", raising=False)
-    monkeypatch.delenv("TALLY_STORE", raising=False)
+    as_cron(monkeypatch)
 
 
 def at(monkeypatch, new_york: str) -> None:
     """Now is `new_york` (forum time, UTC-5 in January) for tally and the board."""
-    monkeypatch.setenv("TALLY_NOW", new_york.replace(" ", "T") + ":00-05:00")
+    now_at(monkeypatch, new_york, "-05:00")
 
 
 @pytest.fixture
@@ -52,30 +44,10 @@ def game(board, tmp_path, monkeypatch) -> Path:
     board.add_post("Moderator", "Day 1 starts now. Vote with: vote: Name")
     for name in PLAYERS:
         board.add_user(name)
-    roster = "".join(f'\n[[players]]\nname = "{name}"\n' for name in PLAYERS)
-    path = tmp_path / "game.toml"
-    path.write_text(f"""title = "Mafia XII"
-preset = "majority"
-timezone = "America/New_York"
-staff = ["Moderator"]
-
-[thread]
-url = "{board.url}"
-engine = "phpbb"
-{roster}
-[[days]]
-number = 1
-start = "2026-01-15 09:00"
-deadline = "2026-01-17 22:00"
-
-[posting]
-account = "{BOT}"
-""", encoding="utf-8")
-    return path
+    return write_game(tmp_path, board.url, players=PLAYERS, timezone="America/New_York")
 
 
-def post(game: Path, *args: str):
-    return CliRunner().invoke(app, ["post", str(game), *args])
+post = run_post
 
 
 def shown_text(board: FakePhpBB2, post_id: int) -> str:
@@ -96,7 +68,7 @@ def test_posted_once_readable_in_the_boards_charset_and_found_again(board, game,
                             "of day 1 (1 vote)\n")
     assert board.requests_to("GET /ucp.php") == 1 and board.logins == 1  # 2.0: login.php
     text = shown_text(board, mine[0].id)
-    assert text.splitlines()[0] == "Vote count, day 1: Mafia XII"  # [u] rendered, no raw tags
+    assert text.splitlines()[0] == "Vote count, day 1: Mafia game 12"  # [u] rendered, no raw tags
     assert "Tom (1, L-2): Zoë" in text
     assert "Not voting (3): Tom, Łukasz, Sam" in text  # &#321; came back as Ł, ë as ë
     assert "tally · " in text  # the marker the next run looks for

@@ -17,41 +17,32 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakephpbb import BOT, BOT_PASSWORD, FakePhpBB, write_game
+from fakephpbb import BOT, BOT_PASSWORD, FAST, FakePhpBB, as_cron, now_at, run_post, write_game
 from typer.testing import CliRunner
 
 from tally import scheduled
 from tally.adapters.phpbb_reply import PhpBBReplier
 from tally.cli import app
-from tally.fetch import Fetcher
 from tally.store import Store
-
-FAST = scheduled.Network(reader=lambda: Fetcher(delay=0, retries=1),
-                         poster=lambda session: Fetcher(session=session, delay=0, retries=1))
 
 
 @pytest.fixture
 def board() -> Iterator[FakePhpBB]:
-    running = FakePhpBB().start()
-    yield running
-    running.stop()
+    with FakePhpBB() as running:
+        yield running
 
 
 @pytest.fixture(autouse=True)
 def cron(monkeypatch) -> None:
-    monkeypatch.setattr(scheduled, "NETWORK", FAST)
-    monkeypatch.setenv("TALLY_PASSWORD", BOT_PASSWORD)
-    monkeypatch.delenv("TALLY_ACCOUNT", raising=False)
-    monkeypatch.delenv("TALLY_STORE", raising=False)
+    as_cron(monkeypatch)
 
 
 def at(monkeypatch, paris: str) -> None:
     """Now is `paris` ("2026-01-15 11:00", forum time, UTC+1 in January) for tally and board."""
-    monkeypatch.setenv("TALLY_NOW", paris.replace(" ", "T") + ":00+01:00")
+    now_at(monkeypatch, paris, "+01:00")
 
 
-def post(game: Path, *args: str):
-    return CliRunner().invoke(app, ["post", str(game), *args])
+post = run_post
 
 
 def store_rows(game: Path) -> list:
