@@ -1,8 +1,9 @@
-"""phpBB thread pages: phpBB 3.0-3.3 prosilver and phpBB 2 subSilver (FORUMS.md §2).
+"""phpBB thread pages: phpBB 3.0-3.3 prosilver and subsilver2, phpBB 2 subSilver (FORUMS.md §2).
 
 One engine serves every board running phpBB; a board is data (zone, posts per page). Templates
 are overridden freely by boards, so a post is found by its id (`div#p{ID}.post` on prosilver,
-`span.name > a[name=ID]` on subSilver) and every other part is looked up with fallbacks.
+`a[name=p{ID}]` beside `b.postauthor` on subsilver2, `span.name > a[name=ID]` on subSilver) and
+every other part is looked up with fallbacks.
 
 Times: from 3.2 on, `<time datetime>` carries the machine time in UTC and wins over the display
 text (DESIGN.md "Time"); a display text that disagrees with it by more than a minute is noted.
@@ -120,6 +121,10 @@ _WROTE = re.compile(
     r"^\s*(?P<author>.+?)\s+(?:wrote|escribi[óo]|a\s+[ée]crit|ha\s+scritto|scrisse|escreveu|"
     r"schrieb|написал)\b", re.IGNORECASE)
 _DROP_CLASSES = frozenset(("attachbox", "inline-attachment", "notice", "post-notice"))
+# subsilver2's bbcode.html writes a caption div, then the block as its next sibling.
+_CAPTIONED: dict[str, Aside] = {
+    "quotecontent": "quote", "codecontent": "code", "quotetitle": "drop", "codetitle": "drop",
+    "attachtitle": "drop", "attachcontent": "drop"}
 
 
 def classify(element: HtmlElement) -> Aside | None:
@@ -130,6 +135,8 @@ def classify(element: HtmlElement) -> Aside | None:
     if not raw and tag != "table" and tag != "details":
         return None  # every other block is known by its class (called on every child element)
     classes = frozenset((raw or "").split())
+    if tag == "div" and not classes.isdisjoint(_CAPTIONED):
+        return next(_CAPTIONED[name] for name in classes if name in _CAPTIONED)
     if "codebox" in classes or (tag == "table" and _CODE_TABLE(element)):
         return "code"
     if tag == "details" or "spoil" in (element.get("class") or "").lower():
@@ -152,11 +159,16 @@ def _quote_author(header: HtmlElement | None) -> str | None:
 
 
 def read_quote(element: HtmlElement) -> Quote:
-    """A prosilver blockquote (cite inside) or a subSilver quote table ("X wrote:" row)."""
+    """A prosilver blockquote (cite inside), a subSilver quote table ("X wrote:" row) or a
+    subsilver2 div.quotecontent (its caption "X wrote:" is the div.quotetitle before it)."""
     if element.tag == "table":
         cell = _QUOTE_TABLE(element)[0]
         header = first(element, ("./tr[1]/td", "./tbody/tr[1]/td"))
         return Quote(text=block_text(cell), author=_quote_author(header))
+    if element.tag == "div":
+        caption = element.getprevious()
+        if caption is not None and "quotetitle" in class_set(caption):
+            return Quote(text=block_text(element), author=_quote_author(caption))
     cites = _CITE(element)
     cite = cites[0] if cites else None
     text = block_text(element, lambda child: child is cite)
@@ -235,11 +247,13 @@ _LOGIN_TEXT = re.compile(
     r"requires you to be registered and logged in|"
     r"Debe(?:s)? estar registrado|Necesita(?:s)? estar registrado|You must login", re.IGNORECASE)
 _FOOTER_ZONE = re.compile(  # 3.2+ "All times are UTC-03:00"; 3.0 "… UTC + 1 hour [ DST ]"
-    r"(?:All times are|Todos los horarios son|Les heures sont|Tutti gli orari sono)\s*"
+    r"(?:All times are|Todos los horarios son|Les heures sont|Heures au format|"
+    r"Tutti gli orari sono)\s*"
     r"(?:UTC|GMT)(?:\s*[+\-−]\s*\d{1,2}(?::?\d{2})?(?:\s*(?:hours?|horas?|heures?|ore?)\b)?)?"
     r"(?:\s*\[[^\]]*\])?", re.IGNORECASE)
 _TAGS = re.compile(r"<[^>]*>")
-_FOOTER_MARKERS = (b"All times are", b"Todos los horarios", b"Les heures sont", b"Tutti gli orari")
+_FOOTER_MARKERS = (b"All times are", b"Todos los horarios", b"Les heures sont",
+                   b"Heures au format", b"Tutti gli orari")
 _FOOTER_TAIL = 8192
 _PAGE_OF = re.compile(
     r"(?:Page|P[áa]gina|Seite|Strona)\s+(\d+)\s+(?:of|de|di|von|sur|z)\s+(\d+)"
@@ -304,7 +318,8 @@ class PhpBB(Engine):
         if rb'id="phpbb"' in head or rb"id='phpbb'" in head:
             return True
         return (b"viewtopic.php" in head and b"postprofile" in head) or \
-            (b"bodyline" in head and b"postbody" in head)
+            (b"bodyline" in head and b"postbody" in head) or \
+            (b"postauthor" in head and b"postbody" in head)  # subsilver2
 
     # Pages --------------------------------------------------------------------------------
 
@@ -326,12 +341,17 @@ class PhpBB(Engine):
         number, count = self._number_and_count(boxes, ctx.url, per_page)
         reader = _PostReader(self, ctx, flavour)
         offset = (number - 1) * per_page
-        posts = tuple(reader.read(pid, element, parts, offset + i + 1)
-                      for i, (pid, (element, parts)) in enumerate(elements.items()))
-        return Page(url=ctx.url, number=number, count=count, posts=posts,
+        posts, hidden = [], []
+        for i, (pid, (element, parts)) in enumerate(elements.items()):
+            if "hidden" in parts:  # keeps its place: later posts' positions count it
+                hidden.append(f"post {pid}: hidden on this page, not read "
+                              f"({collapse(_text(parts['hidden']))[:160]})")
+            else:
+                posts.append(reader.read(pid, element, parts, offset + i + 1))
+        return Page(url=ctx.url, number=number, count=count, posts=tuple(posts),
                     thread_id=_thread_id(root, ctx.url), title=_title(root),
                     next_url=self._next_url(boxes, ctx.url, number, count, per_page),
-                    notes=_footer_notes(data, ctx))
+                    notes=_footer_notes(data, ctx) + tuple(hidden))
 
     def _why_no_posts(self, root: HtmlElement, data: bytes) -> str:
         text = collapse(_text(root))
@@ -423,7 +443,9 @@ class Pagination:
         return step or None
 
 
-Parts = dict[str, HtmlElement]  # "profile", "author", "content", "notice", "deleted", "signature"
+# "profile", "author", "content", "notice", "deleted", "signature"; subsilver2 adds "name",
+# "user_link" and "hidden" (a post shown as a one-line notice: ignored author, deleted post).
+Parts = dict[str, HtmlElement]
 
 # Posts and their parts are found by plain element walks (DESIGN.md "Performance": several
 # times faster than XPath class tests here); a part a template moved is searched per post.
@@ -514,7 +536,153 @@ def _post_elements(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Part
             row = next(anchor.iterancestors("tr"), None)
             if row is not None:
                 rows[anchor.get("name")] = (row, _subsilver_parts(row))
-    return rows, "subsilver", boxes
+    if rows:
+        return rows, "subsilver", boxes
+    return _subsilver2_posts(root), "subsilver2", _with_page_links(boxes)
+
+
+# subsilver2 (phpBB 3.0-3.2's table style, viewtopic_body.html): each post is a table.tablebg
+# of a header row (<a name="p{ID}">, b.postauthor, td.gensmall "<b>Posted:</b> DATE"), a body
+# row (td.profile, then div.postbody, the signature as a .postbody after "_________________",
+# the edit notice) and a footer row (the profile button, memberlist.php?mode=viewprofile&u=ID).
+# A hidden post (ignored author, 3.1+ soft-deleted) is a header row of one td.gensmall only.
+
+
+def _subsilver2_posts(root: HtmlElement) -> dict[str, tuple[HtmlElement, Parts]]:
+    """Post id -> (header row, parts), in page order; empty when no header row has a
+    b.postauthor (the page is another style's)."""
+    heads: dict[str, HtmlElement] = {}
+    for anchor in root.iter("a"):
+        name = anchor.get("name")
+        if name and _POST_ID.match(name):
+            row = _header_row(anchor)
+            if row is not None:
+                heads.setdefault(name[1:], row)
+    if not any(_postauthor(row) is not None for row in heads.values()):
+        return {}
+    starts = set(heads.values())
+    return {pid: (row, _subsilver2_parts(_post_rows(row, starts))) for pid, row in heads.items()}
+
+
+def _header_row(anchor: HtmlElement) -> HtmlElement | None:
+    """The row holding a post anchor; None for an anchor in a message or signature (a
+    user's)."""
+    for up in anchor.iterancestors():
+        if up.tag == "tr":
+            return up
+        if "postbody" in (up.get("class") or ""):
+            return None
+    return None
+
+
+def _post_rows(head: HtmlElement, starts: set[HtmlElement]) -> list[HtmlElement]:
+    """The header row and the rows after it, up to the next post's header row."""
+    rows = [head]
+    for row in head.itersiblings("tr"):
+        if row in starts:
+            break
+        rows.append(row)
+    return rows
+
+
+def _postauthor(row: HtmlElement) -> HtmlElement | None:
+    for bold in row.iter("b"):
+        if "postauthor" in (bold.get("class") or "").split():
+            return bold
+    return None
+
+
+def _subsilver2_parts(rows: list[HtmlElement]) -> Parts:
+    name = _postauthor(rows[0])
+    content, footer = None, []
+    for at, row in enumerate(rows):
+        content = _first_postbody(row)
+        if content is not None:
+            footer = rows[at + 1:]
+            break
+    cells = rows[0].findall("td")
+    if name is None and content is None and len(cells) == 1:
+        return {"hidden": cells[0]}
+    parts: Parts = {}
+    if name is not None:
+        parts["name"] = name
+        label = _posted_label(rows[0], name)
+        if label is not None:
+            parts["author"] = label.getparent()
+    if content is not None:
+        parts["content"] = content
+        parts.update(_after_message(content))
+        link = next((a for row in footer for a in row.iter("a")
+                     if "mode=viewprofile" in (a.get("href") or "")), None)
+        if link is not None:
+            parts["user_link"] = link
+    return parts
+
+
+def _first_postbody(row: HtmlElement) -> HtmlElement | None:
+    for element in row.iter("div", "span"):
+        if "postbody" in (element.get("class") or "").split():
+            return element
+    return None
+
+
+def _posted_label(head: HtmlElement, name: HtmlElement) -> HtmlElement | None:
+    """The last bold label of the header row, "<b>Posted:</b>": the date follows it (the
+    subject, user text, comes before it)."""
+    inside = set(name.iter())
+    labels = [bold for bold in head.iter("b", "strong") if bold not in inside]
+    return labels[-1] if labels else None
+
+
+def _after_message(content: HtmlElement) -> Parts:
+    """The signature and the edit notice among what follows the message in its cell (§2.1
+    wording; with a reason, the notice is in a table.tablebg of td.row3 > span.gensmall), also
+    when a board wrapped the message in more divs. Other span.gensmall there (bump notice,
+    download notice, attachment sizes) are not edits."""
+    parts: Parts = {}
+    element = content
+    while True:
+        for sibling in element.itersiblings():
+            classes = (sibling.get("class") or "").split()
+            if "postbody" in classes and collapse(_text(sibling)).startswith(_SIG_RULE):
+                parts.setdefault("signature", sibling)
+            elif "notice" not in parts:
+                notice = _edit_span(sibling)
+                if notice is not None:
+                    parts["notice"] = notice
+        parent = element.getparent()
+        if parent is None or parent.tag == "td":
+            return parts
+        element = parent
+
+
+def _edit_span(element: HtmlElement) -> HtmlElement | None:
+    """`element` itself when it is an edit notice span, or the notice in its td.row3."""
+    if element.tag == "span":
+        spans = [element]
+    elif element.tag == "table":
+        spans = [span for span in element.iter("span")
+                 if "row3" in (span.getparent().get("class") or "").split()]
+    else:
+        return None
+    return next((span for span in spans if _is_edit_notice(span)), None)
+
+
+def _is_edit_notice(span: HtmlElement) -> bool:
+    classes = (span.get("class") or "").split()
+    return "gensmall" in classes and "error" not in classes and \
+        _EDIT_WORDS.search(_text(span)) is not None
+
+
+def _with_page_links(boxes: list[HtmlElement]) -> list[HtmlElement]:
+    """subsilver2 shows "Page 1 of 3" in a td.nav and the page links (with start=) in the
+    td.gensmall cells beside it."""
+    out = []
+    for box in boxes:
+        out.append(box)
+        if box.tag == "td" and _PAGE_OF.search(collapse(_text(box))):
+            out.extend(box.itersiblings("td"))
+    return out
 
 
 def _thread_id(root: HtmlElement, url: str) -> str | None:
@@ -658,42 +826,45 @@ class _PostReader:
         )
 
     def _permalink_query(self, post_id: str) -> str:
-        anchor = f"p{post_id}" if self.flavour == "prosilver" else post_id
+        anchor = post_id if self.flavour == "subsilver" else f"p{post_id}"
         return f"?p={post_id}#{anchor}"
 
     def _part(self, scope: HtmlElement, kind: str, fallback: tuple[str, ...],
               optional: bool = False) -> HtmlElement | None:
         """The part found by the page pass; searched in the post when the pass missed it (a
-        moved template part), except optional parts, which are simply absent."""
+        moved template part), except optional parts, which are simply absent. subsilver2's
+        pass searched all the post's rows already: its fallback would be another post's."""
         found = self.parts.get(kind)
-        if found is not None or optional:
+        if found is not None or optional or self.flavour == "subsilver2":
             return found
         return first(scope, fallback)
 
     def _author(self, post_id: str, scope: HtmlElement) -> tuple[str, str | None]:
         """Profile link a.username(-coloured) with u=; guests/deleted users as plain text."""
         found = self.parts.get("name")
-        if found is None:
+        if found is None and self.flavour != "subsilver2":
             found = _profile_name(self.parts.get("profile"))
-        if found is None:
-            found = first(scope, _PROFILE_NAME)
+            if found is None:
+                found = first(scope, _PROFILE_NAME)
         name = collapse(_text(found)) if found is not None else ""
-        if not name:
+        if found is None or not name:
             raise self._fail(post_id, "no author name (changed template?)")
         link = found if found.tag == "a" else next(iter(_PROFILE_LINK(found)), None)
         if link is None and self.flavour == "subsilver":
             link = _subsilver_profile_link(scope)
+        elif link is None:
+            link = self.parts.get("user_link")  # subsilver2's profile button
         user = _USER_ID.search(link.get("href", "")) if link is not None else None
         return name, user.group(1) if user else None
 
     def _time(self, post_id: str, scope: HtmlElement, author: str) -> ShownTime:
         box = self._part(scope, "author", _P_AUTHOR)
         if box is None:
-            raise self._fail(post_id, "no date line (p.author / span.postdetails)")
+            raise self._fail(post_id, "no date line (p.author / span.postdetails / Posted:)")
         machine = _machine_element(box)
         if machine is not None:
             return self._machine_time(machine.get("datetime", ""), collapse(_text(machine)))
-        text = _date_text(box, author)
+        text = _posted_text(box) if self.flavour == "subsilver2" else _date_text(box, author)
         naive = read_shown_time(text, self.fetched_local)
         if naive is None:
             raise self._fail(post_id, f"cannot read the date {text!r}")
@@ -731,7 +902,10 @@ class _PostReader:
         signature = self._part(scope, "signature", _SIGNATURE, optional=True)
         if signature is None or body.signature:
             return body
-        return replace(body, signature=block_text(signature))
+        text = block_text(signature)
+        if self.flavour == "subsilver2":  # "<br />_________________<br />{SIGNATURE}"
+            text = text.partition(_SIG_RULE)[2].strip("\n")
+        return replace(body, signature=text)
 
     def _deleted(self, scope: HtmlElement) -> bool:
         """Soft-deleted posts shown to moderators (3.1+) carry class `deleted` or a notice."""
@@ -787,6 +961,24 @@ def _holds_post_anchor(row: HtmlElement) -> bool:
                 link.get("name") is not None for link in span.iterchildren("a")):
             return True
     return False
+
+
+def _posted_text(box: HtmlElement) -> str:
+    """subsilver2's "<b>Posted:</b> DATE&nbsp;": the text after the box's last bold label
+    (French packs write "Posté :"; the label is never read)."""
+    labels = list(box.iter("b", "strong"))
+    text = collapse(_text_after(labels[-1]) if labels else _text(box))
+    clock = _CLOCK.search(text)
+    return text[: clock.end()] if clock else text
+
+
+def _text_after(element: HtmlElement) -> str:
+    """The text that follows `element` inside its parent."""
+    pieces = [element.tail or ""]
+    for sibling in element.itersiblings():
+        pieces.append(_text(sibling))
+        pieces.append(sibling.tail or "")
+    return "".join(pieces)
 
 
 def _date_text(box: HtmlElement, author: str) -> str:
