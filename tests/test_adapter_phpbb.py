@@ -33,7 +33,7 @@ def _kira_page(number: int) -> bytes:
 
 
 def test_every_flavour_has_a_case() -> None:
-    assert {"kira-en", "spanish-30", "phpbb2-en"} <= {p.name for p in CASES}
+    assert {"kira-en", "spanish-30", "phpbb2-en", "subsilver2-en", "subsilver2-fr"} <= {p.name for p in CASES}
 
 
 @pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
