@@ -307,10 +307,11 @@ def silent_change(ctx: Context, post: Post) -> tuple[Post, datetime] | None:
     counts; this says whether an earlier one was on the page before it."""
     if post.fetched_at is None or post.deleted:
         return None
-    copies = [v for v in ctx.history.get(post.id, ()) if v.fetched_at is not None and not v.deleted]
-    first_seen = min([v.fetched_at for v in copies if _text(v) == _text(post)  # type: ignore[misc]
-                      and v.fetched_at <= post.fetched_at] + [post.fetched_at])
-    older = [v for v in copies if v.fetched_at < first_seen and _text(v) != _text(post)]  # type: ignore[operator]
+    fetched = [(v.fetched_at, v) for v in ctx.history.get(post.id, ())
+               if v.fetched_at is not None and not v.deleted]
+    first_seen = min([at for at, v in fetched if _text(v) == _text(post) and at <= post.fetched_at]
+                     + [post.fetched_at])
+    older = [v for at, v in fetched if at < first_seen and _text(v) != _text(post)]
     old = max(older, key=lambda v: v.fetched_at or v.created_at, default=None)
     if old is None or _marked_since(post, old):
         return None

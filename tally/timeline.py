@@ -101,8 +101,8 @@ def votes_over_time(thread: Thread, game: Game, day: int, as_of: datetime | None
     public: list[Step] = []
     gm: list[Step] = []
     secret = False
-    for at, _, post_id, position in sorted(set(moments), key=lambda m: (m[0], m[1])):
-        secret |= _add(public, gm, at, post_id, judge(at, position))
+    for moment, _, post_id, position in sorted(set(moments), key=lambda m: (m[0], m[1])):
+        secret |= _add(public, gm, moment, post_id, judge(moment, position))
     final = judge(point, last_position)
     secret |= _add(public, gm, point, final.counted_up_to, final)
     return Timeline(day=day, start=the_day.start, deadline=the_day.deadline, as_of=point,
