@@ -169,18 +169,25 @@ class _Split:
                 # is_bold(child), inlined
                 bold = tag == "b" or tag == "strong" or (tag == "span" and bool(
                     _BOLD_STYLE.search(child.get("style") or "")))
+                block = tag in BLOCK_TAGS
+                if block:
+                    append("\n")
                 if bold and not in_bold:
-                    self.bold_span(child)
-                if tag in BLOCK_TAGS:
-                    append("\n")
-                    self.render(child, in_bold or bold)
-                    append("\n")
-                elif len(child) or bold:
+                    # The span's own rendering is what this walk appends for it: read it off
+                    # the parts rather than walking the span twice.
+                    start = len(self.parts)
+                    self.render(child, True)
+                    span = " ".join("".join(self.parts[start:]).split())
+                    if span:
+                        self.bold.append(span)
+                elif block or len(child) or bold:
                     self.render(child, in_bold or bold)
                 else:  # a leaf: its text only (render would add just that)
                     text = child.text
                     if text:
                         append(text)
+                if block:
+                    append("\n")
             tail = child.tail
             if tail:
                 append(tail)
@@ -195,12 +202,6 @@ class _Split:
             self.code.append(self.read_aside(child))
         elif kind == "signature":
             self.signature.append(self.read_aside(child))
-
-    def bold_span(self, element: HtmlElement) -> None:
-        classify = self.classify
-        span = collapse(block_text(element, lambda e: classify(e) is not None))
-        if span:
-            self.bold.append(span)
 
 
 def split_body(
