@@ -8,13 +8,16 @@ and each theme only says where to look first for the date line and the message.
 Dates are display text only (§1.3): "Dom 17 Ene 2016, 12:02", "Lun 18 Jan 2016 - 21:58",
 "Aujourd'hui à 21:58", "Hoy a las 21:58", "Yesterday at 12:02"... read as naive wall time in
 the board's zone and localised by tally.times.
+
+parse_page() tries the fast path first (forumotion_fast: stock pages read from their bytes);
+the tree reader here reads every page it declines.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache, partial
@@ -54,6 +57,8 @@ _TEXT = etree.XPath("string()")
 
 
 def _text(element: HtmlElement) -> str:
+    if not len(element):  # a leaf: its text is all of it, without an XPath run
+        return element.text or ""
     return str(_TEXT(element))
 
 
@@ -63,16 +68,20 @@ _PARSERS = threading.local()  # lxml parsers are not to be shared between thread
 def _parse(data: bytes) -> HtmlElement:
     """parse_tree(data), with one parser per charset and thread (building a parser costs a
     tenth of parsing a small page) and without the id index, which nothing here reads."""
-    charset = declared_charset(data)
-    parsers = _PARSERS.__dict__.setdefault("by_charset", {})
-    parser = parsers.get(charset)
-    if parser is None:
-        parser = parsers[charset] = etree.HTMLParser(encoding=charset, remove_comments=True,
-                                                     collect_ids=False)
-    root = etree.fromstring(data, parser=parser)
+    root = etree.fromstring(data, parser=parser(declared_charset(data)))
     if root is None:
         return lxml_html.document_fromstring(b"<html></html>")
     return root
+
+
+def parser(charset: str) -> etree.HTMLParser:
+    """The HTML parser for `charset` on this thread (see _parse)."""
+    parsers = _PARSERS.__dict__.setdefault("by_charset", {})
+    found = parsers.get(charset)
+    if found is None:
+        found = parsers[charset] = etree.HTMLParser(encoding=charset, remove_comments=True,
+                                                    collect_ids=False)
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,7 +258,21 @@ _DROP_CLASSES = frozenset(("attachbox", "vote"))
 
 
 def _caption(element: HtmlElement) -> str:
-    caption = first(element, ("./dt", "./cite", "./div/cite", f"./*[{_c('cite')}]"))
+    """The text of a block's caption: its first dt child, else cite child, else cite in a div
+    child, else child of class "cite" (what first() finds by XPath, in one pass over the
+    children: this runs for every quote and code box)."""
+    found: list[HtmlElement | None] = [None, None, None, None]
+    for child in element:
+        tag = child.tag
+        if tag == "dt":
+            found[0] = found[0] if found[0] is not None else child
+        elif tag == "cite":
+            found[1] = found[1] if found[1] is not None else child
+        elif tag == "div" and found[2] is None:
+            found[2] = next(child.iterchildren("cite"), None)
+        if found[3] is None and tag.__class__ is str and _has_class(child, "cite"):
+            found[3] = child
+    caption = next((c for c in found if c is not None), None)
     return collapse(_text(caption)) if caption is not None else ""
 
 
@@ -259,8 +282,8 @@ _EDIT_WORDS = etree.XPath(
     "descendant::text()[contains(., 'di')][contains(., 'dición') or contains(., 'dicion')"
     " or contains(., 'dition') or contains(., 'edited') or contains(., 'dição')]"
 )
-_EDIT_WORD = re.compile("dición|dicion|dition|edited|dição")
-_PROFILE_LINK = re.compile(r"/u(\d+)(?:[-/?#]|$)")  # /u{id} or /u{id}-slug (§1.2)
+EDIT_WORD = re.compile("dición|dicion|dition|edited|dição")
+PROFILE_LINK = re.compile(r"/u(\d+)(?:[-/?#]|$)")  # /u{id} or /u{id}-slug (§1.2)
 _MAYBE_BLOCK_TAGS = frozenset(("blockquote", "pre", "code"))
 
 
@@ -286,7 +309,7 @@ def classify(element: HtmlElement) -> Aside | None:
 
 def _caption_node(element: HtmlElement) -> bool:
     # dd.spoiler_closed may hold the spoiler's text itself (§1.5 is unsure): keep it.
-    return element.tag in ("dt", "cite") or "cite" in class_set(element)
+    return element.tag in ("dt", "cite") or "cite" in (element.get("class") or "").split()
 
 
 def read_quote(element: HtmlElement) -> Quote:
@@ -387,6 +410,11 @@ class Forumotion(Engine):
             )
         if not self.looks_like(data):
             raise self.not_a_thread(ctx, "no Forumotion markup; another engine's page?")
+        return forumotion_fast.fast_page(self, data, ctx) or self.tree_page(data, ctx)
+
+    def tree_page(self, data: bytes, ctx: PageContext) -> Page:
+        """parse_page() by the page's whole tree: what any page gets, and stock pages too when
+        the fast path (forumotion_fast) is not sure of them."""
         root = _parse(data)
         signatures: list[HtmlElement] = []
         elements = _post_elements(root, signatures)
@@ -394,13 +422,12 @@ class Forumotion(Engine):
             raise self.not_a_thread(ctx, _why_no_posts(root))
         text = data.decode("utf-8", "replace") if b"do_pagination_start" in data else ""
         linked = cache(partial(_linked_starts, root, ctx.url))  # read at most once, if needed
-        per_page = (_js_int(_PER_PAGE_JS, text) or ctx.per_page
+        per_page = (js_per_page(text) or ctx.per_page
                     or self._per_page_from_links(ctx, linked) or self.default_per_page)
         number = self._number(ctx.url, root, per_page)
         count = self._count(text, number, per_page, len(elements), linked)
         theme = detect_theme(root, data)
-        fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
-        reader = _PostReader(self, ctx, _theme_order(theme), fetched_local, data)
+        reader = PostReader(self, ctx, theme, data)
         posts, notes = reader.read_all(root, elements, (number - 1) * per_page, signatures)
         return Page(
             url=ctx.url,
@@ -409,7 +436,7 @@ class Forumotion(Engine):
             posts=tuple(posts),
             thread_id=self._thread_id(ctx.url, root),
             title=_title(root),
-            next_url=self._next_url(ctx.url, number, count, per_page),
+            next_url=self.next_url(ctx.url, number, count, per_page),
             notes=(f"theme: {theme or 'unknown (custom templates)'}",) + tuple(notes),
         )
 
@@ -440,7 +467,7 @@ class Forumotion(Engine):
                linked: Callable[[], list[int]]) -> int | None:
         """Pages in the thread: the pagination JS (§1.6), else the highest page linked, else
         one page when the page has no pagination and is not full (crawler.js stop rule)."""
-        pages = _js_int(_PAGES_JS, text)
+        pages = js_pages(text)
         if pages:
             return max(pages, number)
         starts = linked()
@@ -455,10 +482,20 @@ class Forumotion(Engine):
         found = root.xpath("//input[@name='t']/@value")
         return str(found[0]) if found else None
 
-    def _next_url(self, url: str, number: int, count: int | None, per_page: int) -> str | None:
+    def next_url(self, url: str, number: int, count: int | None, per_page: int) -> str | None:
         if count is None or number >= count or not self.accepts(url):
             return None
         return self.page_url(url, number + 1, per_page)
+
+
+def js_per_page(text: str) -> int | None:
+    """Posts per page, as the pagination JS says (§1.6)."""
+    return _js_int(_PER_PAGE_JS, text)
+
+
+def js_pages(text: str) -> int | None:
+    """Pages in the thread, as the pagination JS says (§1.6)."""
+    return _js_int(_PAGES_JS, text)
 
 
 def _js_int(pattern: re.Pattern[str], text: str) -> int | None:
@@ -569,18 +606,18 @@ def _why_no_posts(root: HtmlElement) -> str:
     return f"no post--ID posts; the forum says: {said}" if said else "no post--ID posts"
 
 
-class _PostReader:
+class PostReader:
     """Reads the posts of one page; holds what every post needs (engine, context, themes)."""
 
-    def __init__(self, engine: Forumotion, ctx: PageContext, themes: tuple[Theme, ...],
-                 fetched_local: datetime, data: bytes) -> None:
+    def __init__(self, engine: Forumotion, ctx: PageContext, theme: str | None,
+                 data: bytes) -> None:
         self.engine = engine
         self.data = data
         self.posts: set[int] = set()  # id() of each post element, for _edit_holders
         self.signatures: dict[int, list[HtmlElement]] = {}  # "sig" class elements by post
         self.ctx = ctx
-        self.themes = themes
-        self.fetched_local = fetched_local
+        self.themes = _theme_order(theme)
+        self.fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
         self.resolve = _Resolver(ctx.url)
 
     def read_all(self, root: HtmlElement, elements: dict[str, HtmlElement], offset: int,
@@ -621,37 +658,40 @@ class _PostReader:
             raise self._fail(post_id, "no message element (template changed?)")
         body = split_body(message, classify, read_quote, read_aside)
         body, edit = self._edit(body, element, message)
-        notes = [n for n in (localised.note,) if n]
+        return self.compose(post_id, position, (author, author_id), shown, localised,
+                            self._signature(body, element, message), edit,
+                            self._permalink(post_id, element), hidden_text)
+
+    def compose(self, post_id: str, position: int, author: tuple[str, str | None],
+                shown: ShownTime, localised: times.Localised, body: Body,
+                edit: EditMarker | None, permalink: str, hidden_text: str | None = None) -> Post:
+        """The Post from its parts, as both the tree path and the fast path read them."""
+        notes: tuple[str, ...] = (localised.note,) if localised.note else ()
         if hidden_text is not None:
-            notes.append(f"hidden on the page (postrow.hidden): {hidden_text}")
+            notes += (f"hidden on the page (postrow.hidden): {hidden_text}",)
         return Post(
             id=post_id,
             position=position,
-            permalink=self._permalink(post_id, element),
-            author=author,
-            author_id=author_id,
+            permalink=permalink,
+            author=author[0],
+            author_id=author[1],
             created_at=localised.utc,
             time_text=shown.text,
             zone=self.ctx.zone,
-            body=self._signature(body, element, message),
+            body=body,
             edit=edit,
             fetched_at=self.ctx.fetched_at,
             page_url=self.ctx.url,
             deleted=False,
-            notes=tuple(notes),
+            notes=notes,
         )
 
     def _author(self, post_id: str, element: HtmlElement) -> tuple[str, str | None]:
         """Name and account id from the /u{id} profile link (§1.2, Lalf), guests by name."""
         box = self._find(element, "author")
         for scope in (box, element):
-            if scope is None:
-                continue
-            for link in scope.iterdescendants("a"):  # .//a[@href], without an XPath run
-                href = link.get("href")
-                match = _PROFILE_LINK.search(href) if href is not None else None
-                if match and (name := collapse(_text(link))):
-                    return name, match.group(1)
+            if scope is not None and (found := _profile_link(scope)):
+                return found
         name = collapse(_text(box)) if box is not None else ""
         if not name:
             raise self._fail(post_id, "no author")
@@ -674,16 +714,28 @@ class _PostReader:
     def _edit(self, body: Body, element: HtmlElement,
               message: HtmlElement) -> tuple[Body, EditMarker | None]:
         """The edit notice: after the message on most themes, inside it on AwesomeBB (§1.4)."""
-        lines = body.own.split("\n")
-        if lines and (edit := read_edit(lines[-1], self.ctx, self.fetched_local)):
-            return replace(body, own="\n".join(lines[:-1])), edit
-        for holder in reversed(_edit_holders(element, self.posts)):
-            if holder is message or message in holder.iterancestors():
-                continue  # inside the message: a quoted notice is someone else's (C1)
-            for line in reversed(block_text(holder).split("\n")):
+        if found := self.edit_ending(body):
+            return found
+        holders = reversed(_edit_holders(element, self.posts))
+        return body, self.last_edit(
+            block_text(h).split("\n") for h in holders
+            # inside the message: a quoted notice is someone else's (C1)
+            if not (h is message or message in h.iterancestors()))
+
+    def edit_ending(self, body: Body) -> tuple[Body, EditMarker] | None:
+        """The body without its last line, when that line is the edit notice (AwesomeBB)."""
+        before, _, last = body.own.rpartition("\n")
+        if edit := read_edit(last, self.ctx, self.fetched_local):
+            return replace(body, own=before), edit
+        return None
+
+    def last_edit(self, texts: Iterable[list[str]]) -> EditMarker | None:
+        """The first edit notice in the lines of each holder's text, last line first."""
+        for lines in texts:
+            for line in reversed(lines):
                 if edit := read_edit(line, self.ctx, self.fetched_local):
-                    return body, edit
-        return body, None
+                    return edit
+        return None
 
     def _signature(self, body: Body, element: HtmlElement, message: HtmlElement) -> Body:
         if body.signature:
@@ -700,6 +752,16 @@ class _PostReader:
             if href is not None and href.endswith(anchor):
                 return self.resolve(href)
         return f"{self.engine.normalise_url(self.ctx.url)}#{post_id}"
+
+
+def _profile_link(scope: HtmlElement) -> tuple[str, str] | None:
+    """The first /u{id} link under `scope` with a name in it: (name, account id)."""
+    for link in scope.iterdescendants("a"):  # .//a[@href], without an XPath run
+        href = link.get("href")
+        match = PROFILE_LINK.search(href) if href is not None else None
+        if match and (name := collapse(_text(link))):
+            return name, match.group(1)
+    return None
 
 
 _PLAIN_PATH = re.compile(r"(?:/[^/?#;.\x00-\x20\x7f]+)+")
@@ -746,7 +808,7 @@ def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
 
     Most posts have none: one regex over the post's text rules them out before libxml2 looks
     at the text nodes one by one (the slow part, even scoped to the post)."""
-    if not _EDIT_WORD.search(_TEXT(element)):
+    if not EDIT_WORD.search(_TEXT(element)):
         return []
     found: list[HtmlElement] = []
     for text in _EDIT_WORDS(element):
@@ -766,7 +828,7 @@ def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
 def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
     """postrow.hidden blocks by post id: the showHiddenMessage(ID) link and its text (§1.2)."""
     found: dict[str, str] = {}
-    if not _calls_hidden(data):
+    if not calls_hidden(data):
         return found  # every page defines showHiddenMessage(id); few call it with a number
     for node in _parents(_HIDDEN_ATTRS(root)):
         raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
@@ -778,15 +840,15 @@ def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
     return found
 
 
-def _calls_hidden(data: bytes) -> bool:
-    """_HIDDEN_BYTES.search(data), tried only where its words start: bytes.find skips the
-    rest of the page far faster than the regex, which has no literal prefix to look for."""
-    for word in (b"showHiddenMessage(", b"hidden-title--"):
-        at = data.find(word)
-        while at >= 0:
-            if _HIDDEN_BYTES.match(data, at):
-                return True
-            at = data.find(word, at + 1)
+def calls_hidden(data: bytes) -> bool:
+    """_HIDDEN_BYTES.search(data), tried only where "idden", in both its words, is: one
+    bytes.find pass skips the rest of the page far faster than the regex, which has no literal
+    prefix to look for."""
+    at = data.find(b"idden")
+    while at >= 0:  # "showH|idden..." or "h|idden-title..."
+        if _HIDDEN_BYTES.match(data, max(at - 5, 0)) or _HIDDEN_BYTES.match(data, at - 1):
+            return True
+        at = data.find(b"idden", at + 5)
     return False
 
 
@@ -841,3 +903,8 @@ def _slot_key(node: HtmlElement, elements: dict[str, HtmlElement], orphans: set[
     hidden = _HIDDEN_REF.search(raw)
     key = (hidden.group(1) or hidden.group(2)) if hidden else None
     return key if key in orphans else None
+
+
+# The fast path reads stock pages for parse_page() and imports this module: last, so that
+# whichever of the two is imported first finds every name here defined.
+from tally.adapters import forumotion_fast  # noqa: E402
