@@ -36,9 +36,9 @@ from tally.adapters.html import (
     block_text,
     class_set,
     collapse,
-    declared_charset,
     first,
     has_class_xpath,
+    parser_encoding,
     split_body,
 )
 from tally.errors import TruncatedPage
@@ -68,7 +68,7 @@ _PARSERS = threading.local()  # lxml parsers are not to be shared between thread
 def _parse(data: bytes) -> HtmlElement:
     """parse_tree(data), with one parser per charset and thread (building a parser costs a
     tenth of parsing a small page) and without the id index, which nothing here reads."""
-    root = etree.fromstring(data, parser=parser(declared_charset(data)))
+    root = etree.fromstring(data, parser=parser(parser_encoding(data)))
     if root is None:
         return lxml_html.document_fromstring(b"<html></html>")
     return root

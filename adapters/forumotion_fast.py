@@ -39,7 +39,7 @@ from tally.adapters.forumotion import (
     read_quote,
     split_topic_url,
 )
-from tally.adapters.html import block_text, collapse, declared_charset, split_body
+from tally.adapters.html import block_text, collapse, parser_encoding, split_body
 from tally.model import EditMarker, Page, Post
 
 _WS = rb"[ \t\n\r\f]*+"
@@ -174,7 +174,10 @@ _STOCKS = {  # by the body id detect_theme() reads them by
                                                "subject", "byline"), False,
                        (b"bodylinewidth", b"fa_edge", b"ipbwrapper"), (b"pun",)),
 }
-_CODECS = {"utf-8": "utf-8", "iso-8859-1": "latin-1"}
+# What the tree path decodes with (html.parser_encoding: iso-8859-1 is read as windows-1252).
+_CODECS = {"utf-8": "utf-8", "cp1252": "cp1252"}
+# Bytes windows-1252 leaves undefined: libxml2 and Python need not agree on them.
+_CP1252_HOLES = re.compile(rb"[\x81\x8d\x8f\x90\x9d]")
 
 
 def fast_page(engine: Forumotion, data: bytes, ctx: PageContext) -> Page | None:
@@ -183,8 +186,10 @@ def fast_page(engine: Forumotion, data: bytes, ctx: PageContext) -> Page | None:
     stock = _STOCKS.get(body[0]) if body else None
     if body is None or stock is None:
         return None
-    charset = declared_charset(data)
+    charset = parser_encoding(data)
     codec = _CODECS.get(charset)
+    if codec == "cp1252" and _CP1252_HOLES.search(data):
+        return None
     text = _decoded(data, codec)
     if (text is None or codec is None or _earlier_skeleton(data, stock) or calls_hidden(data)
             or _spelled_by_references(data)):

@@ -331,3 +331,23 @@ def test_notice_holders_are_the_xpath_holders(pieces: list[str]) -> None:
         holder = text.getparent()
         expected.append(holder.getparent() if text.is_tail else holder)
     assert forumotion_fast._notice_holders(notice, None) == expected[::-1]
+
+
+def test_latin1_pages_read_as_browsers_read_them() -> None:
+    # An ISO-8859-1 board holds what browsers sent it in windows-1252: 0x92 is ’. Both paths
+    # read it so; a byte windows-1252 leaves undefined sends the page to the tree.
+    name, data, ctx = STOCK_PAGES[0]
+    latin = (data.decode("utf-8").replace("charset=utf-8", "charset=iso-8859-1")
+             .replace("Lo tengo claro.", "Lo tengo claro, Moriarty’s.")
+             .encode("cp1252", "xmlcharrefreplace"))
+    assert b"iso-8859-1" in latin and b"\x92" in latin
+    fast = forumotion_fast.fast_page(ENGINE, latin, ctx)
+    assert fast is not None and fast == ENGINE.tree_page(latin, ctx)
+    assert any("Moriarty’s" in post.body.own for post in fast.posts)
+    undefined = latin.replace(b"\x92", b"\x81")
+    assert forumotion_fast.fast_page(ENGINE, undefined, ctx) is None
+    loups = next(d for n, d, _ in SAVED if n == "loups-phpbb2-fr/page-1.html")
+    assert b"m'accuses" in loups
+    tree = ENGINE.tree_page(loups.replace(b"m'accuses", b"m\x92accuses"), next(
+        c for n, _, c in SAVED if n == "loups-phpbb2-fr/page-1.html"))
+    assert any("m’accuses" in post.body.own for post in tree.posts)
