@@ -9,6 +9,12 @@ Three markups are read, most robust first:
 
 JV shows Paris wall time without any zone marker, with seconds ("02 juin 2026 à 22:25:06").
 
+Each HTML is read from the page's bytes when its markup is plain (adapters/jv_scan.py: messages,
+parts and pager found by search, or by a template of a message read before; only bodies parsed),
+from its tree otherwise (`JV._html_from_tree` below); tests/test_jv_fastpath.py holds the two
+readings to the same answers. This module is the engine, the payload reader and the tree reader,
+with the records both readings share (`Message`, `Markup`, `Html`).
+
 Positions are per view: JV numbers nothing, so a post's position is its place in the page
 (`(page - 1) * 20 + index + 1`). Deleted messages vanish for normal users and the 20-message
 windows shift (§3.4), so the same post can have another position in a moderator's view or after
@@ -126,7 +132,7 @@ _PAYLOAD_NAME = b"forumsAppPayload"
 _TITLE_TAIL = re.compile(r"\s+sur le forum .*$|\s+-\s+jeuxvideo\.com$")
 
 
-def _title_of(title: str) -> str | None:
+def title_of(title: str) -> str | None:
     """The topic's title in the page's <title> (collapsed), without the site's tail."""
     return _TITLE_TAIL.sub("", title) or None
 
@@ -177,14 +183,28 @@ def _classify(element: HtmlElement) -> Aside | None:
     names = element.get("class")
     if not names:  # most nodes of a message: nothing to look up (this runs for every node)
         return None
+    try:
+        return _ASIDE_OF[names]
+    except KeyError:
+        return _aside_of(names)
+
+
+# Class attribute -> its block: a theme repeats the same few class lists in every message.
+_ASIDE_OF: dict[str, Aside | None] = {}
+
+
+def _aside_of(names: str) -> Aside | None:
     classes = names.split()
+    kind: Aside | None = None
     if not _SPOILER.isdisjoint(classes):
-        return "spoiler"
-    if not _EDIT_NOTICE.isdisjoint(classes):
-        return "drop"  # read on its own, as the edit marker
-    if "signature" in names and any("signature" in c for c in classes):
-        return "signature"
-    return None
+        kind = "spoiler"
+    elif not _EDIT_NOTICE.isdisjoint(classes):
+        kind = "drop"  # read on its own, as the edit marker
+    elif "signature" in names and any("signature" in c for c in classes):
+        kind = "signature"
+    if len(_ASIDE_OF) < 4096:  # a bound, for pages that vary their class lists
+        _ASIDE_OF[names] = kind
+    return kind
 
 
 def _spoiler_text(element: HtmlElement) -> str:
@@ -221,6 +241,31 @@ def _fragment(html_text: str) -> HtmlElement:
 # Markup that a fragment parse and a parse of all fragments side by side may read differently
 # (document-level tags, comments that may swallow what follows): such pages parse one by one.
 _ONE_BY_ONE = re.compile(r"<\s*/?\s*(?:html|head|body|frameset)\b|<!|<\?", re.IGNORECASE)
+# What every text _ONE_BY_ONE matches holds, quicker to look for.
+_MAYBE_ONE_BY_ONE = re.compile(r"<[\s/]*(?:[hH][tTeE]|[bB][oO]|[fF][rR]|[!?])")
+
+
+def _one_by_one(text: str) -> bool:
+    return bool(_MAYBE_ONE_BY_ONE.search(text)) and bool(_ONE_BY_ONE.search(text))
+
+
+def wrapped(document: str | bytes, count: int, parser: etree.HTMLParser) -> list[HtmlElement] | None:
+    """The `count` numbered wrappers of a document built as `<html><body><div data-tally-n="0">
+    …</div>…</body></html>`, or None when they do not come out side by side and in order (or
+    are more than it numbers: not parsed)."""
+    if count > len(_NUMBERS):
+        return None
+    root = etree.fromstring(document, parser)
+    body = root[0] if root is not None and len(root) == 1 else None
+    if body is None or body.tag != "body" or len(body) != count or body.text:
+        return None
+    wrappers = list(body)
+    numbers = [w.get("data-tally-n") if w.tag == "div" and w.tail is None else None
+               for w in wrappers]
+    return wrappers if numbers == _NUMBERS[:count] else None
+
+
+_NUMBERS = [str(n) for n in range(64)]  # wrapper numbers; a page holds 20 messages
 
 
 def _fragments(texts: list[str]) -> list[HtmlElement]:
@@ -228,16 +273,12 @@ def _fragments(texts: list[str]) -> list[HtmlElement]:
     them all, side by side in numbered wrappers, costs a fraction of a parse per message. When
     the wrappers do not come out as the page's fragments in order (a fragment that closes more
     than it opens, or leaves a block open), each is parsed on its own."""
-    if len(texts) < 2 or any(_ONE_BY_ONE.search(t) for t in texts):
+    if not 2 <= len(texts) <= len(_NUMBERS):
         return [_fragment(t) for t in texts]
-    joined = "".join(f'<div data-tally-n="{n}">{t}</div>' for n, t in enumerate(texts))
-    root = etree.fromstring(f"<html><body>{joined}</body></html>", _FRAGMENT_PARSER)
-    body = root[0] if root is not None and len(root) == 1 else None
-    if (body is None or body.tag != "body" or len(body) != len(texts) or body.text
-            or any(w.tag != "div" or w.get("data-tally-n") != str(n) or w.tail
-                   for n, w in enumerate(body))):
-        return [_fragment(t) for t in texts]
-    return list(body)
+    joined = "".join([f'<div data-tally-n="{n}">{t}</div>' for n, t in enumerate(texts)])
+    wrappers = (None if _one_by_one(joined) else
+                wrapped(f"<html><body>{joined}</body></html>", len(texts), _FRAGMENT_PARSER))
+    return wrappers if wrappers is not None else [_fragment(t) for t in texts]
 
 
 def _parse(data: bytes) -> HtmlElement:
@@ -335,7 +376,7 @@ def _first_respeed_pager(root: HtmlElement) -> HtmlElement | None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Markup:
+class Markup:
     """Where one HTML front-end keeps each part of a message (FORUMS.md §3.2 / §3.3)."""
 
     name: str
@@ -351,6 +392,8 @@ class _Markup:
     deleted: frozenset[str]
     pager_marker: bytes
     pager: Callable[[HtmlElement], HtmlElement | None]
+    id_attribute: bytes  # the attribute `id_of` reads, for the bytes
+    id_value: Callable[[str], str]  # `id_of` from that attribute's value
     role_count: int = field(init=False)  # parts a message can have: the walk ends when all found
     # Class attribute -> the roles of its tokens, in order: a theme repeats the same few class
     # lists on every message, and a lookup costs less than splitting each again.
@@ -397,12 +440,15 @@ class _Markup:
         return next((e for e in edit.iterdescendants() if class_set(e) & self.edit_link), None)
 
 
-def _message_id_2026(element: HtmlElement) -> str:
-    message_id = element.get("id", "")
+def _id_2026(message_id: str) -> str:
     return message_id.removeprefix("message-") if message_id.startswith("message-") else ""
 
 
-_MARKUP_2026 = _Markup(
+def _message_id_2026(element: HtmlElement) -> str:
+    return _id_2026(element.get("id", ""))
+
+
+MARKUP_2026 = Markup(
     name="2026 HTML",
     marker=b"messageUser",
     messages=etree.XPath("descendant::div[@id][contains(@class, 'messageUser')]"),
@@ -417,8 +463,10 @@ _MARKUP_2026 = _Markup(
     # §3.3: .pagination__item--current, JvCare page links; the items' parent holds them all.
     pager_marker=b"pagination__item",
     pager=_first_pager_item,
+    id_attribute=b"id",
+    id_value=_id_2026,
 )
-_MARKUP_RESPEED = _Markup(
+MARKUP_RESPEED = Markup(
     name="respeed HTML",
     marker=b"bloc-message-forum",
     messages=etree.XPath("descendant::div[@data-id][contains(@class, 'bloc-message-forum')]"),
@@ -431,8 +479,10 @@ _MARKUP_RESPEED = _Markup(
     deleted=frozenset(("msg-supprime",)),
     pager_marker=b"bloc-liste-num-page",  # §3.2, current page span.page-active
     pager=_first_respeed_pager,
+    id_attribute=b"data-id",
+    id_value=str,
 )
-_MARKUPS = (_MARKUP_2026, _MARKUP_RESPEED)
+MARKUPS = (MARKUP_2026, MARKUP_RESPEED)
 
 
 # text_of's result ("".join(itertext())) read by libxml2 in one call: several times faster.
@@ -447,12 +497,12 @@ def _text(element: HtmlElement | None) -> str:
     return collapse(_STRING(element))
 
 
-def _shown_time(div: HtmlElement, markup: _Markup) -> tuple[str, str]:
+def _shown_time(div: HtmlElement, markup: Markup) -> tuple[str, str]:
     """A message's id and shown time: all the HTML is checked for when the payload is read."""
     return markup.id_of(div), _text(markup.find_parts(div, "date").get("date"))
 
 
-def _from_html(div: HtmlElement, markup: _Markup, where: str) -> Message:
+def _from_html(div: HtmlElement, markup: Markup, where: str) -> Message:
     message_id = markup.id_of(div)
     parts = markup.find_parts(div)
     text = parts.get("text")
@@ -481,114 +531,19 @@ def _from_html(div: HtmlElement, markup: _Markup, where: str) -> Message:
 
 
 # ---------------------------------------------------------------------------------------------
-# A payload page without its tree (FORUMS.md §3.3). With the payload read, the HTML is only
-# checked against it (which posts, which shown times) and gives the title: a scan of the raw
-# bytes does that at a fraction of a parse. It answers only for plain markup - every
-# `messageUser` class token in a plain <div ... id="message-…"> start tag, each date element
-# holding bare text - and says None for anything else, which the tree then reads.
-
-# Literal first (the byte before is checked apart): `re` then skips ahead to each candidate.
-_TOKEN_2026 = re.compile(rb"""messageUser(?![^\s"'])""")
-_DATE_2026 = re.compile(rb"""messageUser__date(?![^\s"'])""")
-_TOKEN_EDGE = frozenset(b" \t\n\r\f\"'")
-_WORD_BYTES = frozenset(b"-_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_PLAIN_TAG = re.compile(rb'<([a-zA-Z][a-zA-Z0-9]*)((?:\s+[a-z][a-z0-9_:.-]*="[^"<>&]*")*)\s*>')
-_CLASS = re.compile(rb'\sclass="([^"]*)"')
-_ID = re.compile(rb'\sid="([^"]*)"')
-_HIDING = re.compile(rb"<(?:script|style|textarea|title|xmp|plaintext|noscript|template)\b|<!--",
-                     re.IGNORECASE)
-_TITLE = re.compile(rb"<title>([^<&]*)</title\s*>", re.IGNORECASE)
-_TITLE_OPEN = re.compile(rb"<title\b", re.IGNORECASE)
+# What a page's HTML gives, read from its tree (`JV._html_from_tree`) or its bytes (jv_scan).
 
 
-def _plain_tag(data: bytes, inside: int) -> tuple[bytes, bytes, bytes | None, int, int] | None:
-    """The start tag around position `inside`, when it is one in plain form (double-quoted
-    attributes, no entity): its name, class and id (None when it has none), start and end."""
-    start = data.rfind(b"<", 0, inside)
-    tag = _PLAIN_TAG.match(data, start) if start >= 0 else None
-    if tag is None or tag.end() <= inside:
-        return None
-    attributes = tag.group(2)
-    names = _CLASS.search(attributes)
-    ident = _ID.search(attributes)
-    if (names is None or _CLASS.search(attributes, names.end()) is not None
-            or ident is not None and _ID.search(attributes, ident.end()) is not None):
-        return None  # no class, or a repeated one: the tree knows which counts
-    return (tag.group(1).lower(), names.group(1), ident.group(1) if ident else None, start,
-            tag.end())
+@dataclass(frozen=True, slots=True)
+class Html:
+    """What a page's HTML gives: its messages (when the page has no payload), each message's
+    shown time (when it has one: checked against it), the pager (when the payload has none) and
+    the title."""
 
-
-# Between a message's start tag and its date: its divs, and what hides markup from a parser.
-_REGION = re.compile(rb"<(?:(/?)div[\s>/]|script\b|style\b|textarea\b|title\b|xmp\b|"
-                     rb"plaintext\b|noscript\b|template\b|!--)", re.IGNORECASE)
-
-
-def _inside(data: bytes, start: int, end: int) -> bool:
-    """Whether what lies at `end` is surely inside the div whose start tag ends at `start`, as
-    markup: no more </div> than <div> at any point between, nothing that hides tags (a
-    script, a comment)."""
-    depth = 0
-    for edge in _REGION.finditer(data, start, end):
-        closing = edge.group(1)
-        if closing is None:
-            return False  # script, style, comment...
-        depth += -1 if closing else 1
-        if depth < 0:
-            return False
-    return True
-
-
-def _scan_2026(data: bytes) -> tuple[dict[str, str], str] | None:
-    """Each 2026 message's id and shown time, and the <title> text, read from the raw page as
-    the tree gives them (`_shown_time`, `JV._title`); None where the scan cannot be sure."""
-    if declared_charset(data) not in ("utf-8", "utf8"):
-        return None
-    title_open = _TITLE_OPEN.search(data)
-    if title_open is None:
-        return None
-    title = _TITLE.match(data, title_open.start())
-    if title is None or _HIDING.search(data, 0, title_open.start()):
-        return None
-    divs: list[tuple[str, int]] = []  # id, end of the start tag
-    for token in _TOKEN_2026.finditer(data):
-        before = data[token.start() - 1]
-        if before not in _TOKEN_EDGE:
-            if before in _WORD_BYTES:
-                continue  # "js-messageUser": another class token
-            return None
-        tag = _plain_tag(data, token.start())
-        if tag is None or tag[0] != b"div" or b"messageUser" not in tag[1].split():
-            return None  # in a script, another tag or attribute: the tree knows
-        raw_id = tag[2]
-        if raw_id is None or not raw_id.startswith(b"message-") or raw_id == b"message-":
-            return None
-        try:
-            divs.append((raw_id[len(b"message-"):].decode("utf-8"), tag[4]))
-        except UnicodeDecodeError:
-            return None
-    if not divs:
-        return None
-    shown: dict[str, str] = {}
-    for index, (ident, after) in enumerate(divs):
-        stop = divs[index + 1][1] if index + 1 < len(divs) else len(data)
-        found = _DATE_2026.search(data, after, stop)
-        while found is not None and data[found.start() - 1] in _WORD_BYTES:
-            found = _DATE_2026.search(data, found.end(), stop)  # "x-messageUser__date"
-        tag = _plain_tag(data, found.start()) if found else None
-        if tag is None or tag[3] < after or b"messageUser__date" not in tag[1].split():
-            return None
-        close = data.find(b"<", tag[4], stop)
-        if (close < 0 or not data.startswith(b"</" + tag[0], close) or b"&" in data[tag[4]:close]
-                or not _inside(data, after, tag[3])):
-            return None
-        try:
-            shown[ident] = collapse(data[tag[4]:close].decode("utf-8"))
-        except UnicodeDecodeError:
-            return None
-    try:
-        return shown, collapse(title.group(1).decode("utf-8"))
-    except UnicodeDecodeError:
-        return None
+    messages: list[Message]
+    shown: dict[str, str]
+    pager: HtmlElement | None
+    title: str | None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -612,6 +567,20 @@ def _decode_payload_string(text: str) -> Payload:
     return Payload(json.loads(raw), "base64")
 
 
+# The stock form, a JS string of bare base64: its JSON reading is the same text, got without
+# decoding the rest of the page.
+_BASE64_STRING = re.compile(rb'"([A-Za-z0-9+/=]*)"')
+
+
+def _payload_value(data: bytes, start: int) -> Any:
+    """The JS value at `start`: a string literal or a bare object."""
+    plain = _BASE64_STRING.match(data, start)
+    if plain:
+        return plain.group(1).decode("ascii")
+    value, _ = json.JSONDecoder().raw_decode(data[start:].decode("utf-8", "replace"))
+    return value
+
+
 def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
     """The page's `forumsAppPayload`, or None; the second value says why it could not be read."""
     # A plain find first: a regex scan of the whole page costs more than parsing it.
@@ -619,9 +588,8 @@ def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
     found = _PAYLOAD.match(data, start) if start >= 0 else None
     if not found:
         return None, None
-    text = data[found.end():].decode("utf-8", "replace")
     try:
-        value, _ = json.JSONDecoder().raw_decode(text)  # a JS string literal or a bare object
+        value = _payload_value(data, found.end())
         payload = Payload(value, "json") if isinstance(value, dict) else _decode_payload_string(value)
     except (ValueError, binascii.Error, OSError, EOFError, TypeError) as exc:
         return None, f"forumsAppPayload unreadable ({exc.__class__.__name__}); HTML used"
@@ -645,7 +613,7 @@ def _pager_view(payload: Payload | None) -> dict[str, Any]:
 
 
 def _pager(root: HtmlElement, data: bytes) -> HtmlElement | None:
-    for markup in _MARKUPS:  # the pager of either front-end, whichever markup the posts use
+    for markup in MARKUPS:  # the pager of either front-end, whichever markup the posts use
         if markup.pager_marker in data:
             found = markup.pager(root)
             if found is not None:
@@ -722,45 +690,57 @@ class JV(Engine):
     # -- pages ---------------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
+        return self._page(data, ctx, from_bytes=True)
+
+    def tree_page(self, data: bytes, ctx: PageContext) -> Page:
+        """parse_page() with the HTML read from the page's tree, whatever its markup: what the
+        byte scan must give whenever it answers (tests/test_jv_fastpath.py)."""
+        return self._page(data, ctx, from_bytes=False)
+
+    def _page(self, data: bytes, ctx: PageContext, from_bytes: bool) -> Page:
+        # The byte scan imports this module's records: imported here, no import cycle.
+        from tally.adapters.jv_scan import html_from_bytes
+
         self._refuse_non_topics(data, ctx)
         payload, payload_problem = read_payload(data)
         pager_view = _pager_view(payload)
-        # Beside a payload the HTML is only checked against it (posts, shown times) and gives
-        # the title: read from the raw bytes when its markup is plain, no tree built (§3.3).
-        scanned = _scan_2026(data) if pager_view and _MARKUP_2026.marker in data else None
-        root: HtmlElement | None = None
-        markup: _Markup | None = None
-        divs: list[HtmlElement] = []
-        pager: HtmlElement | None = None
-        if scanned is None:
-            root = _parse(data)
-            markup, divs = self._html_messages(root, data)
-            if payload is None and not divs:
-                raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
-            pager = None if pager_view else _pager(root, data)
-        number = self._number(pager_view, pager, ctx)
+        messages = _from_payload(payload.data["listMessage"]) if payload is not None else []
+        # The HTML gives the messages when there is no payload, else it is checked against it;
+        # the pager when the payload has none, and the title: from the bytes when its markup is
+        # plain, from the tree otherwise.
+        html = ((html_from_bytes(data, payload, pager_view) if from_bytes else None)
+                or self._html_from_tree(data, payload, pager_view, ctx))
+        number = self._number(pager_view, html.pager, ctx)
         reading = _Reading(ctx, self.label, number, ctx.per_page or self.default_per_page,
                            times.local_now(ctx.fetched_at, ctx.zone), self._site(ctx.url))
         notes = [payload_problem] if payload_problem else []
-        shown: dict[str, str] = {}  # id -> time as the HTML shows it, beside the payload
         if payload is not None:
-            messages = _from_payload(payload.data["listMessage"])
-            if scanned is not None:
-                shown = scanned[0]
-            elif markup:
-                shown = dict(_shown_time(div, markup) for div in divs)
-            notes += self._compare(messages, shown)
+            notes += self._compare(messages, html.shown)
         else:
-            messages = [_from_html(div, markup, reading.where) for div in divs] if markup else []
+            messages = html.messages
         if not messages:
             raise self.not_a_thread(ctx, "the topic's message list is empty")
-        posts = tuple(self._post(m, index, reading, shown.get(m.id, ""))
+        posts = tuple(self._post(m, index, reading, html.shown.get(m.id, ""))
                       for index, m in enumerate(messages))
-        count, next_url = self._paging(pager_view, pager, reading)
-        title = self._title(root) if root is not None else _title_of(scanned[1] if scanned else "")
+        count, next_url = self._paging(pager_view, html.pager, reading)
         return Page(url=ctx.url, number=number, count=count, posts=posts,
-                    thread_id=self._thread_id(payload, ctx.url), title=title,
+                    thread_id=self._thread_id(payload, ctx.url), title=html.title,
                     next_url=next_url, notes=tuple(notes))
+
+    def _html_from_tree(self, data: bytes, payload: Payload | None, pager_view: dict[str, Any],
+                        ctx: PageContext) -> Html:
+        """`Html` from the page's tree: any markup, and the reasons a page is not a topic."""
+        root = _parse(data)
+        markup, divs = self._html_messages(root, data)
+        if payload is None and not divs:
+            raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
+        messages: list[Message] = []
+        shown: dict[str, str] = {}  # id -> time as the HTML shows it, beside the payload
+        if markup and payload is None:
+            messages = [_from_html(div, markup, f"{self.label}: {ctx.url}") for div in divs]
+        elif markup:
+            shown = dict(_shown_time(div, markup) for div in divs)
+        return Html(messages, shown, None if pager_view else _pager(root, data), self._title(root))
 
     def _refuse_non_topics(self, data: bytes, ctx: PageContext) -> None:
         """Challenge and redirect pages are small and complete: name them before truncation."""
@@ -775,8 +755,8 @@ class JV(Engine):
                                 "(the document ends before </html>)")
 
     @staticmethod
-    def _html_messages(root: HtmlElement, data: bytes) -> tuple[_Markup | None, list[HtmlElement]]:
-        for markup in _MARKUPS:
+    def _html_messages(root: HtmlElement, data: bytes) -> tuple[Markup | None, list[HtmlElement]]:
+        for markup in MARKUPS:
             if markup.marker not in data:
                 continue
             found = [div for div in markup.messages(root) if markup.is_message(div)]
@@ -865,7 +845,8 @@ class JV(Engine):
             return None
         found = _EDIT_TEXT.search(message.edit_text)
         editor = message.editor or (collapse(found.group(2)) if found else "") or None
-        wall = full_date(message.edit_text)
+        # The stock notice's date alone, in one match; any other wording is searched for.
+        wall = (dates.stock_date(found.group(1)) if found else None) or full_date(message.edit_text)
         if wall is None:
             notes.append(f"edit notice without a readable date: {message.edit_text!r}")
             return EditMarker(text=message.edit_text, editor=editor)
@@ -916,5 +897,4 @@ class JV(Engine):
     @staticmethod
     def _title(root: HtmlElement) -> str | None:
         """From <title>, "… sur le forum X - date - jeuxvideo.com" (cheaper than a search)."""
-        return _title_of(collapse(root.findtext("head/title") or root.findtext(".//title") or ""))
-
+        return title_of(collapse(root.findtext("head/title") or root.findtext(".//title") or ""))
