@@ -1,4 +1,4 @@
-"""Invision fast path (adapters/invision.py, "The fast path"): it must read every page exactly as
+"""Invision fast path (adapters/invision_fast.py): it must read every page exactly as
 the tree path does, or decline (None) and leave the page to it.
 
 Each check compares the fast path's answer with the tree path's on the same bytes: the saved
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tally.adapters.base import PageContext
-from tally.adapters.invision import Invision, _Ips4Reader
+from tally.adapters.invision import Invision, Ips4Reader
 from tally.errors import ForumError, NotAThreadPage, TruncatedPage
 from tally.model import Page
 
@@ -266,7 +266,7 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
 
 def _reader(zone: str, fetched_at: datetime) -> Any:
     ctx = replace(PAGES[0][2], zone=zone, fetched_at=fetched_at)
-    return _Ips4Reader(ENGINE, lxml.html.document_fromstring("<html><body></body></html>"), ctx)
+    return Ips4Reader(ENGINE, lxml.html.document_fromstring("<html><body></body></html>"), ctx)
 
 
 def _displays(local: datetime) -> list[str]:
