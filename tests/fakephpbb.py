@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
-from click.testing import Result
 from typer.testing import CliRunner
 
 from tally import scheduled, times
@@ -604,7 +603,7 @@ def as_cron(monkeypatch) -> None:
     monkeypatch.delenv("TALLY_STORE", raising=False)
 
 
-def run_post(game: Path, *args: str) -> Result:
+def run_post(game: Path, *args: str):  # noqa: ANN201 - typer's own result type
     return CliRunner().invoke(app, ["post", str(game), *args])
 
 
