@@ -9,13 +9,13 @@ generated message markup.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import casefiles
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutations import Mutation, sub, to_latin1
 
 from tally.adapters import forumotion, forumotion_fast
 from tally.adapters.base import PageContext
@@ -69,15 +69,6 @@ def test_parse_page_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None
 # Each one rewrites the page's bytes; the fast path must still agree with the tree path or
 # decline. `reads` says whether it must still read the page (the mutation is stock markup).
 
-Mutation = Callable[[bytes], bytes]
-
-
-def sub(pattern: bytes, repl: bytes, count: int = 1) -> Mutation:
-    def mutate(data: bytes) -> bytes:
-        return re.sub(pattern, repl, data, count=count)
-    return mutate
-
-
 def in_messages(snippet: bytes, count: int = 1) -> Mutation:
     """`snippet` at the end of the first `count` messages ({MESSAGE} is the div after
     div.content)."""
@@ -96,11 +87,6 @@ def after_content(snippet: bytes) -> Mutation:
 
 def in_rank(snippet: bytes) -> Mutation:
     return sub(rb"(<dd>)([^<]*)(</dd>)", rb"\1\2" + snippet + rb"\3")
-
-
-def to_latin1(data: bytes) -> bytes:
-    text = data.decode("utf-8").replace("charset=utf-8", "charset=iso-8859-1")
-    return text.encode("latin-1", "xmlcharrefreplace")
 
 
 MUTATIONS: dict[str, tuple[Mutation, bool]] = {

@@ -10,12 +10,12 @@ them), and on generated markup.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 import casefiles
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutations import Mutation, sub, to_latin1
 
 from tally.adapters import jv, jv_scan
 from tally.adapters.base import PageContext
@@ -78,15 +78,6 @@ def test_parse_page_builds_no_tree_for_stock_pages(monkeypatch: pytest.MonkeyPat
 # Each one rewrites the page's bytes; the fast path must still agree with the tree path or
 # decline. `reads` says whether it must still read the page (the mutation is stock markup).
 
-Mutation = Callable[[bytes], bytes]
-
-
-def sub(pattern: bytes, repl: bytes, count: int = 1) -> Mutation:
-    def mutate(data: bytes) -> bytes:
-        return re.sub(pattern, repl, data, count=count)
-    return mutate
-
-
 _TEXTS = rb'(<div class="(?:txt-msg[^"]*|messageUser__msg[^"]*)">)'
 
 
@@ -110,11 +101,6 @@ def around_messages(before: bytes, after: bytes) -> Mutation:
         return re.sub(rb"(</div>\s*)(<span id=\"post_)", lambda m: m.group(1) + after + m.group(2),
                       data)
     return mutate
-
-
-def to_latin1(data: bytes) -> bytes:
-    text = re.sub("charset=\"?[Uu][Tt][Ff]-8\"?", "charset=iso-8859-1", data.decode("utf-8"))
-    return text.encode("latin-1", "xmlcharrefreplace")
 
 
 MUTATIONS: dict[str, tuple[Mutation, bool]] = {
