@@ -482,15 +482,18 @@ def _normalise(text: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # The fast path: the stock absolute form of most boards ("[Dom] 17 Ene 2016, 12:02", "09 октября
-# 2017 - 23:20", "02 juin 2026 à 22:25:06"), read by one regex before the tokenizer. It takes
-# only texts the grammar above reads the same way (a day, a month name one language pack gives
-# one number, a four-digit year, a filler, a 24-hour clock) and hands everything else, and every
-# doubt (an unknown word, 31 February, 25:00), to the general path; it never says None itself.
+# 2017 - 23:20", "02 juin 2026 à 22:25:06", English "[Sun] Jan 17, 2016 3:02 am"), read by one
+# regex before the tokenizer. It takes only texts the grammar above reads the same way (a day, a
+# month name one language pack gives one number, a four-digit year, a filler, a 24-hour clock or
+# a 12-hour one with am/pm) and hands everything else, and every doubt (an unknown word,
+# 31 February, 25:00, 13:00 pm), to the general path; it never says None itself.
 
 _SEP = r"(?:,| -| –| à| a las| at| в|, в| um| alle| às)? "  # fillers and signs only
-_CLOCK_END = r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?$"  # 24-hour, nothing after
+# 24-hour, or 12-hour with "am", "PM", "a.m." (as _CLOCK reads them in normalised text); nothing after
+_CLOCK_END = r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?(?: ?(?P<ap>[aApP])\.? ?[mM]\.?)?$"
 _FAST_DATES = (
     r"(?:(?P<d>\d{1,2}) (?P<mon>[^\W\d_]+)\.?,? (?P<y>\d{4})"  # 17 Ene 2016
+    r"|(?P<fm>[^\W\d_]+)\.? (?P<fd>\d{1,2}),? (?P<fy>\d{4})"  # Jan 17, 2016 (month first)
     r"|(?P<dd>\d{1,2})\.(?P<dm>\d{1,2})\.(?P<dy>\d{4})"  # 09.10.2017: always day first
     r"|(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"  # 2016-01-17
 )
@@ -503,6 +506,10 @@ _FAST_WORD = re.compile(r"(?P<w>[^\W\d_]+(?:['’-][^\W\d_]+)*)" + _SEP + _CLOCK
 def _clock(found: re.Match[str]) -> tuple[int, int, int] | None:
     hour, minute = int(found["h"]), int(found["mi"])
     second = int(found["s"]) if found["s"] else 0
+    if found["ap"]:  # as _clock_value: 12 am is midnight, 12 pm noon, "13:00 pm" no time
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if found["ap"] in "pP" else 0)
     return (hour, minute, second) if hour <= 23 and minute <= 59 and second <= 59 else None
 
 
@@ -511,13 +518,14 @@ def _fast(found: re.Match[str]) -> datetime | None:
     clock = _clock(found)
     if clock is None:
         return None
-    if found["mon"] is not None:
-        numbers = MONTHS.get(fold(found["mon"]))
-        year = int(found["y"])
+    if found["mon"] is not None or found["fm"] is not None:
+        first = found["mon"] is None  # the month first ("Jan 17, 2016")
+        numbers = MONTHS.get(fold(found["fm"] if first else found["mon"]))
+        year = int(found["fy"] if first else found["y"])
         if not numbers or len(numbers) != 1 or year < 1000:
             return None
         (month,) = numbers
-        day = int(found["d"])
+        day = int(found["fd"] if first else found["d"])
     elif found["dd"] is not None:
         year, month, day = int(found["dy"]), int(found["dm"]), int(found["dd"])
     else:
@@ -609,7 +617,7 @@ def stock_date(text: str) -> datetime | None:
 
 
 def _fast_whole(text: str, now: datetime) -> ShownTime | None:
-    if not text[-1].isdigit() or ":" not in text:
+    if ":" not in text:
         found = _FAST_DAY.match(text)
         return _fast_day(found, now) if found is not None else None
     found = _FAST_WHOLE.match(text)

@@ -213,15 +213,19 @@ def test_month_and_weekday_names_are_data() -> None:
 # exactly as the general grammar does, and leave it to the grammar when unsure: the same text
 # read with the fast paths switched off gives the same answer, None included.
 PIECES_BEFORE = ("", "Dom ", "Dom, ", "dom. ", "Mensaje por X » ", "X»", "x-", "el ", "Dom el ",
-                 "3 ", "mar ", "Пятница ", "Hoy ", "(Dom) ", "l'", "Le ", "Message édité le ")
+                 "3 ", "mar ", "Пятница ", "Hoy ", "(Dom) ", "l'", "Le ", "Message édité le ",
+                 "Sun ", "Sun, ", "by Alice » ", "Posted: ", "17 ")
 PIECES_DATE = ("17 Ene 2016", "1 ene. 2016", "29 févr. 2016", "30 févr. 2016", "9 октября 2017",
                "17 May 2016", "17 set 2016", "17 Dom 2016", "17 Mar 2016", "17 Foo 2016",
                "17 Jan 0999", "09.10.2017", "31.02.2017", "2016-01-17", "2016-13-01",
                "17/01/2016", "Hoy", "Вчера", "Aujourd'hui", "avant-hier", "Пятница", "Mar",
                "xHoy", "de", "Ene", "28 декабря, 2017", "5 января", "31 ноября", "29 févr.",
-               "17 Ene", "17 Ene.,", "Dom 17 Ene 0999", "Lun 5 mai")
+               "17 Ene", "17 Ene.,", "Dom 17 Ene 0999", "Lun 5 mai", "Jan 17, 2016",
+               "Sun Jan 17, 2016", "Jan. 17 2016", "Feb 30, 2016", "Mar 1, 2016", "Foo 17, 2016",
+               "Jan 17,2016", "Jan 17th, 2016", "Yesterday", "Today")
 PIECES_SEP = (" ", ", ", " - ", " à ", " a las ", " в ", ", в ", " at ", " de ", "")
-PIECES_CLOCK = ("12:02", "23:59:59", "24:00", "7:05", "12:60", "12:02 pm", "12h02", "")
+PIECES_CLOCK = ("12:02", "23:59:59", "24:00", "7:05", "12:60", "12:02 pm", "12h02", "", "3:02 am",
+                "12:30 AM", "11:58pm", "3:02 a.m.", "3:02:09 pm", "13:00 pm", "0:05 am", "3:02 amx")
 PIECES_AFTER = ("", " par Pseudo", " Pseudo a écrit :", " 12:03", " 2016")
 
 
@@ -249,7 +253,9 @@ def test_the_fast_paths_take_the_stock_forms() -> None:
     """The engines' usual forms are read by the fast paths (the speed target of DESIGN.md)."""
     for text in ("Dom 17 Ene 2016, 12:02", "09 октября 2017 - 23:20", "02 juin 2026 à 22:25:06",
                  "28.12.2017 21:00", "2016-01-17 12:02:03", "Вчера, 21:58", "Hoy a las 21:58",
-                 "28 декабря, 2017", "5 января", "Dom 17 Ene 2016"):
+                 "28 декабря, 2017", "5 января", "Dom 17 Ene 2016", "Sun Jan 17, 2016 3:02 am",
+                 "Mon Mar 14, 2016, 8:05 pm", "Yesterday, 10:12 am", "Today, 12:20 AM"):
         assert dates._fast_whole(text, NOW) == _general(dates.read, text, NOW) is not None
-    header = "Mensaje por Zven » Dom 17 Ene 2016, 12:02"
-    assert dates._fast_last(header, NOW) == _general(dates.find_last, header, NOW) is not None
+    for header in ("Mensaje por Zven » Dom 17 Ene 2016, 12:02",
+                   "by Alice » Sun Jan 17, 2016 10:40 am"):
+        assert dates._fast_last(header, NOW) == _general(dates.find_last, header, NOW) is not None
