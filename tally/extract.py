@@ -152,6 +152,8 @@ class Extractor:
     def ballot(self, post: Post) -> Ballot:
         voter = self.roster.voter(post.author, post.author_id, post.created_at)
         found = self._found(post.body.own, post.body.bold)
+        if not found:  # most posts: no vote word at all
+            return Ballot(post=post, voter=voter)
         actions = tuple(f for f in found if isinstance(f, Action))
         if len(actions) == len(found):
             return Ballot(post=post, voter=voter, actions=actions)
@@ -162,9 +164,13 @@ class Extractor:
         """Vote actions in `text`, in order; with require_bold, in the bold spans only."""
         return tuple(f for f in self._found(text, bold) if isinstance(f, Action))
 
-    def _found(self, text: str, bold: tuple[str, ...]) -> tuple[Action | _Example, ...]:
-        spans = bold if self.syntax.require_bold else (text,)
-        return tuple(found for span in spans for found in self._span_actions(span))
+    def _found(self, text: str, bold: tuple[str, ...]) -> list[Action | _Example]:
+        if not self.syntax.require_bold:
+            return self._span_actions(text)
+        found: list[Action | _Example] = []
+        for span in bold:
+            found += self._span_actions(span)
+        return found
 
     # -- steps -------------------------------------------------------------------------------
     def _hits(self, text: str) -> list[_Hit]:
@@ -190,13 +196,14 @@ class Extractor:
             hits = kept
         return hits
 
-    def _span_actions(self, text: str) -> Iterable[Action | _Example]:
+    def _span_actions(self, text: str) -> list[Action | _Example]:
         hits = self._hits(text)
+        found: list[Action | _Example] = []
         for i, hit in enumerate(hits):
             line_end = text.find("\n", hit.end)
             line_end = len(text) if line_end < 0 else line_end
             if hit.kind == "unvote":
-                yield Action("unvote", text=text[hit.start:hit.end])
+                found.append(Action("unvote", text=text[hit.start:hit.end]))
                 continue
             end = hit.end
             target = hit.target
@@ -207,7 +214,8 @@ class Extractor:
             action = self._vote(target, hit.strict, text[hit.start:end].strip(),
                                 bool(self._joke.search(text, line_start, line_end)))
             if action:
-                yield action
+                found.append(action)
+        return found
 
     def _vote(self, target: str, strict: bool, phrase: str, joke: bool) -> Action | _Example | None:
         written = self._joke.sub(" ", target).strip()

@@ -160,6 +160,15 @@ class Roster:
                                                               *self._aliases))
         self._staff = {normalise(s) for s in game.staff}
         self._holders = tuple(h for p in game.players for h in self._slot_holders(p))
+        # The holders by account id and by name, in roster order: `voter` runs for every post,
+        # and looks only at the few holders that could be the author.
+        self._by_id: dict[str, list[_Holder]] = {}
+        self._by_name: dict[str, list[_Holder]] = {}
+        for holder in self._holders:
+            for account_id in holder.ids:
+                self._by_id.setdefault(account_id, []).append(holder)
+            for name in holder.names:
+                self._by_name.setdefault(name, []).append(holder)
         self._memo: dict[str, NameMatch] = {}
 
     # -- who wrote the post ------------------------------------------------------------------
@@ -189,13 +198,12 @@ class Roster:
         name = normalise(author)
         if name in self._staff:
             return None
-        current = [h for h in self._holders if h.holds_at(at)]
         if author_id is not None:
-            for holder in current:
-                if author_id in holder.ids:
+            for holder in self._by_id.get(author_id, ()):
+                if holder.holds_at(at):
                     return holder.player
-        for holder in current:
-            if name in holder.names and not (author_id and holder.ids):
+        for holder in self._by_name.get(name, ()):
+            if holder.holds_at(at) and not (author_id and holder.ids):
                 return holder.player
         return None
 
