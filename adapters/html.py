@@ -165,14 +165,19 @@ class _Split:
             elif (kind := classify(child)) is not None:
                 self.take_out(child, kind)
                 append("\n")  # a removed block leaves a line break, not glued words
-            else:
-                # is_bold(child), inlined
-                bold = tag == "b" or tag == "strong" or (tag == "span" and bool(
-                    _BOLD_STYLE.search(child.get("style") or "")))
-                block = tag in BLOCK_TAGS
-                if block:
-                    append("\n")
-                if bold and not in_bold:
+            elif tag in BLOCK_TAGS:  # never bold: only b, strong and span are
+                append("\n")
+                if len(child):
+                    self.render(child, in_bold)
+                elif text := child.text:  # a leaf: its text only (render would add just that)
+                    append(text)
+                append("\n")
+            # is_bold(child), inlined
+            elif tag == "b" or tag == "strong" or (tag == "span" and bool(
+                    _BOLD_STYLE.search(child.get("style") or ""))):
+                if in_bold:
+                    self.render(child, True)
+                else:
                     # The span's own rendering is what this walk appends for it: read it off
                     # the parts rather than walking the span twice.
                     start = len(self.parts)
@@ -180,14 +185,10 @@ class _Split:
                     span = " ".join("".join(self.parts[start:]).split())
                     if span:
                         self.bold.append(span)
-                elif block or len(child) or bold:
-                    self.render(child, in_bold or bold)
-                else:  # a leaf: its text only (render would add just that)
-                    text = child.text
-                    if text:
-                        append(text)
-                if block:
-                    append("\n")
+            elif len(child):
+                self.render(child, in_bold)
+            elif text := child.text:  # a leaf
+                append(text)
             tail = child.tail
             if tail:
                 append(tail)
