@@ -52,24 +52,28 @@ def localise(naive: datetime, zone_name: str) -> Localised:
     """
     if naive.tzinfo is not None:
         return Localised(naive.astimezone(UTC))
-    offset = _hour_offset(zone_name, naive.replace(minute=0, second=0, microsecond=0))
-    if offset is not None:  # the common case: one subtraction, no zone lookups
-        return Localised((naive - offset).replace(tzinfo=UTC))
+    hour = _plain_hour(zone_name, naive.year, naive.month, naive.day, naive.hour)
+    if hour is not None:  # the common case: two subtractions, no zone lookups
+        start, utc_start = hour
+        return Localised(utc_start + (naive - start))
     return _localise(naive, zone_name)
 
 
 @lru_cache(maxsize=8192)
-def _hour_offset(zone_name: str, hour: datetime) -> timedelta | None:
-    """The zone's UTC offset through the whole wall-clock hour starting at `hour`, or None when
-    the hour holds a DST change, a gap or an overlap (those go the long way, with their note).
-    Zones change offset at most once an hour, so equal offsets at both ends hold in between; a
-    thread's posts share few hours, so most posts cost one subtraction."""
-    end = hour.replace(minute=59, second=59, microsecond=999999)
-    first, last = _localise(hour, zone_name), _localise(end, zone_name)
+def _plain_hour(zone_name: str, year: int, month: int, day: int,
+                hour: int) -> tuple[datetime, datetime] | None:
+    """The wall-clock hour's start and that instant in UTC, when the zone keeps one offset
+    through the whole hour; None when the hour holds a DST change, a gap or an overlap (those
+    go the long way, with their note). Zones change offset at most once an hour, so equal
+    offsets at both ends hold in between; a thread's posts share few hours. Keyed by numbers:
+    building the hour's datetime for every post cost more than the rest of `localise`."""
+    start = datetime(year, month, day, hour)
+    end = datetime(year, month, day, hour, 59, 59, 999999)
+    first, last = _localise(start, zone_name), _localise(end, zone_name)
     if first.note or last.note:
         return None
-    offset = hour - first.utc.replace(tzinfo=None)
-    return offset if offset == end - last.utc.replace(tzinfo=None) else None
+    offset = start - first.utc.replace(tzinfo=None)
+    return (start, first.utc) if offset == end - last.utc.replace(tzinfo=None) else None
 
 
 def _localise(naive: datetime, zone_name: str) -> Localised:

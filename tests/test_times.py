@@ -76,6 +76,6 @@ def test_relative_helpers():
        st.sampled_from(["Europe/Paris", "Europe/Moscow", "America/Santiago",
                         "Australia/Lord_Howe", "Asia/Shanghai", "UTC"]))
 def test_the_hour_cache_localises_as_the_long_way(naive: datetime, zone_name: str) -> None:
-    """localise's per-hour offset cache gives what the full fold check gives, note included:
+    """localise's per-hour cache gives what the full fold check gives, note included:
     DST gaps and overlaps (and Lord Howe's half-hour change) never take the cached path."""
     assert times.localise(naive, zone_name) == times._localise(naive, zone_name)
