@@ -293,6 +293,7 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
 _MINUTE = timedelta(minutes=1)  # a display to the minute, and the second of slack read_shown adds
 _RELATIVE_MINUTE = timedelta(seconds=119)  # the same read against the fetch clock: a minute more
 _DAY_WORDS = {0: ("Сегодня, ", "Today, "), 1: ("Вчера, ", "Yesterday, ")}  # days before the fetch
+_TWO_DIGITS = tuple(f"{n:02d}" for n in range(100))  # "%02d", looked up: formatting costs more
 
 
 def read_shown(text: str, fetched_local: datetime) -> Shown | None:
@@ -391,6 +392,9 @@ _NO_PERMISSION = re.compile(
     r"Вы не можете просматривать эту тему|You (?:do not|don't) have permission to view this")
 _CHALLENGES = ((b"cf-chl", "Cloudflare"), (b"challenge-platform", "Cloudflare"),
                (b"ddos-guard", "DDoS-Guard"))
+# Whether any mark of _CHALLENGES occurs, in one scan: a regex led by one literal byte runs a
+# tight loop, where three substring searches over a page cost as much as reading two posts.
+_CHALLENGE_MARK = re.compile(rb"-(?:(?<=cf-)chl|(?<=challenge-)platform|(?<=ddos-)guard)")
 _OTHER_ENGINES = ((b"phpbb", "phpBB"), (b"discuz", "Discuz!"), (b"forumotion", "Forumotion"),
                   (b"forumactif", "Forumotion"), (b"jeuxvideo.com", "JV"))
 _INVISION_MARKS = (b"ipboard_body", b"ipb.vars", b"ipsapp", b"ipslayout", b"invision power",
@@ -538,9 +542,9 @@ class Invision(Engine):
         """Challenge pages and other engines first, then a cut download (base.py contract); the
         page's lower-cased head is given back."""
         head = data[:200_000].lower()  # lowered once: on a saved page this costs as much as a post
-        for mark, who in _CHALLENGES:
-            if mark in head:
-                raise self.not_a_thread(ctx, f"challenge page: {who}")
+        if _CHALLENGE_MARK.search(head):  # then which one, in the order of _CHALLENGES
+            who = next(who for mark, who in _CHALLENGES if mark in head)
+            raise self.not_a_thread(ctx, f"challenge page: {who}")
         if not _marked(head):
             other = next((who for mark, who in _OTHER_ENGINES if mark in head), None)
             raise self.not_a_thread(
@@ -652,25 +656,28 @@ class _Reader:
         "Вчера, 22:00", IPS 4's titles "28.12.2017 21:00" and "10/09/2017 09:20 PM"):
         dates.read reads those forms to the minute (tests/test_invision_fastpath.py holds the
         two alike), and most posts show one."""
-        local = times.to_local(machine, self.ctx.zone)
-        if not shown or not 1970 <= local.year < 2100:
+        if not shown:
             return None
-        text, hour, minute = shown[0], local.hour, local.minute
+        local = times.to_local(machine, self.ctx.zone)
+        year, month, day, hour, minute = local.year, local.month, local.day, local.hour, local.minute
+        if not 1970 <= year < 2100:
+            return None
+        text, two = shown[0], _TWO_DIGITS
         if text.endswith("M"):  # a US-English title, "10/09/2017 09:20 PM"
-            if text != (f"{local.month:02d}/{local.day:02d}/{local.year} "
-                        f"{hour % 12 or 12:02d}:{minute:02d} {'PM' if hour >= 12 else 'AM'}"):
+            if text != (f"{two[month]}/{two[day]}/{year} "
+                        f"{two[hour % 12 or 12]}:{two[minute]} {'PM' if hour >= 12 else 'AM'}"):
                 return None
             precision = _MINUTE
-        elif not text.endswith(f"{hour:02d}:{minute:02d}"):
+        elif text[-5:] != f"{two[hour]}:{two[minute]}":
             return None
-        elif (text[:-5] == f"{local.day:02d} {_MONTHS[local.month - 1]} {local.year} - "
-                or text[:-5] == f"{local.day:02d}.{local.month:02d}.{local.year} "):
+        elif (text[:-5] == f"{two[day]} {_MONTHS[month - 1]} {year} - "
+                or text[:-5] == f"{two[day]}.{two[month]}.{year} "):
             precision = _MINUTE
-        elif text[:-5] in _DAY_WORDS.get((self.now.date() - local.date()).days, ()):
+        elif text[:-5] in _DAY_WORDS.get(self.now.toordinal() - local.toordinal(), ()):
             precision = _RELATIVE_MINUTE
         else:
             return None
-        return text, Shown(local.replace(second=0, microsecond=0, tzinfo=None, fold=0), precision)
+        return text, Shown(datetime(year, month, day, hour, minute), precision)
 
     def _reading(self, shown: tuple[str, ...]) -> tuple[str, Shown | None]:
         """The first display that reads with a clock, else the first that reads at all (a
@@ -699,10 +706,6 @@ class _Reader:
     def edit_date(self, text: str) -> datetime | None:
         reading = read_shown(text, self.now)
         return times.localise(reading.naive, self.ctx.zone).utc if reading else None
-
-    def make_post(self, **fields: object) -> Post:
-        return Post(zone=self.ctx.zone, fetched_at=self.ctx.fetched_at, page_url=self.ctx.url,
-                    **fields)  # type: ignore[arg-type]
 
 
 def _is_plain_absolute(href: str) -> bool:
@@ -748,7 +751,8 @@ def iso(text: str | None) -> datetime | None:
         return None  # an odd title is not fatal: the display text is read instead
 
 
-_POSTED_LABEL = re.compile(r"^(?:Отправлено|Posted)\s*")  # p.posted_info's label, before the abbr
+_POSTED_LABELS = ("Отправлено", "Posted")  # p.posted_info's label, before the abbr
+_POSTED_LABEL = re.compile(rf"^(?:{'|'.join(_POSTED_LABELS)})\s*")
 _POSITION = re.compile(r"#\s*(\d+)")  # \s matches what collapse() folds: no collapse needed
 
 
@@ -840,15 +844,19 @@ class Ipb3Reader(_Reader):
                author: str, author_id: str | None, edit: HtmlElement | None) -> Post:
         """A post from what both paths read: the abbr's title and text, the "#n" link's text
         and href, the author's name and account id, the edit line."""
-        time_text = _POSTED_LABEL.sub("", collapse(stamp[1])) if stamp is not None else ""
+        time_text = collapse(stamp[1]) if stamp is not None else ""
+        if time_text.startswith(_POSTED_LABELS):
+            time_text = _POSTED_LABEL.sub("", time_text)
         created, notes = self._created(post_id, stamp, time_text, deleted)
         position, permalink = self._position(number, post_id, index)
         if not author:
             raise self.fail(post_id, "no author name found")
-        return self.make_post(
+        ctx = self.ctx
+        return Post(
             id=post_id, position=position, permalink=permalink, author=author,
-            author_id=author_id, created_at=created, time_text=time_text, body=body,
-            edit=self._edit(edit), deleted=deleted, notes=notes)
+            author_id=author_id, created_at=created, time_text=time_text, zone=ctx.zone,
+            body=body, edit=self._edit(edit), fetched_at=ctx.fetched_at, page_url=ctx.url,
+            deleted=deleted, notes=notes)
 
     def _position(self, number: tuple[str, str | None] | None, post_id: str, index: int,
                   ) -> tuple[int, str]:
@@ -952,11 +960,13 @@ class Ips4Reader(_Reader):
         created, notes = self.when(post_id, machine, shown)
         if not author:
             raise self.fail(post_id, "no author name found")
-        return self.make_post(
+        ctx = self.ctx
+        return Post(
             id=post_id, position=(self.number - 1) * self.per_page + index + 1,
             permalink=self.absolute(permalink) or f"{self.base_url}#comment-{post_id}",
             author=author, author_id=author_id, created_at=created, time_text=time_text,
-            body=body, edit=self._edit(edit), deleted=deleted, notes=notes)
+            zone=ctx.zone, body=body, edit=self._edit(edit), fetched_at=ctx.fetched_at,
+            page_url=ctx.url, deleted=deleted, notes=notes)
 
     @staticmethod
     def _permalink(element: HtmlElement, post_id: str) -> str | None:

@@ -23,6 +23,7 @@ the tree path: the same Page on the saved pages, and the same Page or None on mu
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -213,9 +214,12 @@ def _decoded(raw: bytes | None, codec: str) -> str | None:
         return None
     text = raw.decode(codec)
     if "&" in text:
-        if "&" in _PLAIN_ENTITY.sub("", text):
+        if text.count("&") == text.count("&amp;"):  # every "&" starts "&amp;" (URLs' queries)
+            text = text.replace("&amp;", "&")
+        elif "&" in _PLAIN_ENTITY.sub("", text):
             raise _Unsure
-        text = _PLAIN_ENTITY.sub(lambda e: _ENTITY_TEXT.get(e.group(0), "'"), text)
+        else:
+            text = _PLAIN_ENTITY.sub(lambda e: _ENTITY_TEXT.get(e.group(0), "'"), text)
     if "\r" in text:  # the parser reads CR LF and CR as LF
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
@@ -245,20 +249,22 @@ _UNREAD_TOKENS = frozenset(name.lower().encode() for name in UNREAD_BLOCKS)
 def _check_gaps(low: bytes, spans: list[tuple[int, int]], tokens: frozenset[bytes],
                 words: tuple[bytes, ...]) -> None:
     """A page's gaps (spans of the lower-cased page) must hold no hiding markup, no class,
-    rel or role among `tokens` (lower-cased: a stricter test than the tree's), no word of
-    `words`."""
+    rel or role among `tokens` (lower-cased: a stricter test than the tree's) nor spelled
+    with a character reference (libxml2 reads "&#101;dit" as "edit"), no word of `words`."""
     joined = b" ".join([low[a:b] for a, b in spans])
     if _GAP_HIDES.search(joined) or any(word in joined for word in words):
         raise _Unsure
     for name, pattern in zip((b"class", b"rel", b"data-role"), _GAP_VALUES):
-        if name in joined and not tokens.isdisjoint(
-                b" ".join(pattern.findall(joined)).translate(_GAP_QUOTES).split()):
-            raise _Unsure
+        if name in joined:
+            values = b" ".join(pattern.findall(joined))
+            if b"&#" in values or not tokens.isdisjoint(values.translate(_GAP_QUOTES).split()):
+                raise _Unsure
 
 
 # A message or a signature: counted by its divs (libxml2's view when nothing hides a tag, no "<"
-# sits in an attribute value and no table cell is open: libxml2 lets no </div> close one), then
-# parsed as cut out (_cut_page checks the wrappers).
+# sits in an attribute value and no table cell is open: libxml2 lets no </div> close one: the
+# blocks of a page are searched for those at once, _check_blocks), then parsed as cut out
+# (_cut_page checks the wrappers).
 _DIV_EDGES = re.compile(rb"<(/?)div(?=[\s/>])[^>]*+>")
 _HIDES = re.compile(rb"<(?:" + _ODD_COMMENT + rb"|\?|/?" + _names_pattern(
     "script style textarea title xmp iframe noembed noframes noscript plaintext template html "
@@ -267,8 +273,9 @@ _HIDES = re.compile(rb"<(?:" + _ODD_COMMENT + rb"|\?|/?" + _names_pattern(
 _LT_IN_VALUE = re.compile(rb"=\s*+(?:\"[^\"<]*+<|'[^'<]*+<)")  # apart: each has a literal start
 
 
-def _block_end(low: bytes, start: int, tag_end: int) -> int:
-    """Where the div whose start tag spans start..tag_end ends (in the lower-cased page)."""
+def _block_end(low: bytes, tag_end: int) -> int:
+    """Where the div whose start tag ends at tag_end ends (in the lower-cased page), as its
+    divs count it: _check_blocks is to check what the block holds."""
     depth = 1
     for edge in _DIV_EDGES.finditer(low, tag_end):
         if edge.group(1):
@@ -276,15 +283,45 @@ def _block_end(low: bytes, start: int, tag_end: int) -> int:
                 raise _Unsure  # an end tag with more in it than its name
             depth -= 1
             if depth == 0:
-                if (_HIDES.search(low, start, edge.end())
-                        or _LT_IN_VALUE.search(low, start, edge.end())):
-                    raise _Unsure
                 return edge.end()
         elif edge.group(0).endswith(b"/>"):
             raise _Unsure  # libxml2 closes <div/> at once, a browser does not
         else:
             depth += 1
     raise _Unsure
+
+
+def _check_blocks(low: bytes, posts: list[Any], edit_words: tuple[bytes, ...]) -> None:
+    """The messages and signatures (spans of the lower-cased page) must hold no markup that
+    hides a tag and no "<" in an attribute value; posts whose blocks hold a word of
+    `edit_words` are marked (_mark_edit_lines). Searched once, in the blocks joined: each
+    starts with "<div" and ends with its end tag's ">", past which no pattern's quoted value,
+    comment or word can run on, so the joined text matches where a block does."""
+    pieces: list[bytes] = []
+    ends: list[int] = []  # where each post's blocks end in the joined text
+    at = 0
+    for post in posts:
+        for start, end in (post.body, post.signature or (0, 0)):
+            pieces.append(low[start:end])
+            at += end - start
+        ends.append(at)
+    blocks = b"".join(pieces)
+    if _HIDES.search(blocks) or _LT_IN_VALUE.search(blocks):
+        raise _Unsure
+    _mark_edit_lines(blocks, ends, posts, edit_words)
+
+
+def _mark_edit_lines(blocks: bytes, ends: list[int], posts: list[Any],
+                     words: tuple[bytes, ...]) -> None:
+    """Mark the posts whose message or signature may hold a child the tree path reads (the
+    edit line): a word of `words`, or a character reference that could spell one. Most posts
+    hold none, and their children need no look."""
+    for word in words:
+        hit = blocks.find(word)
+        while hit >= 0:
+            index = bisect_right(ends, hit)
+            posts[index].marked = True
+            hit = blocks.find(word, ends[index])  # on in the next post's blocks
 
 
 # Skeleton pieces for the IPB 3 h3 header: its gaps take no element that would close it or hold
@@ -371,8 +408,8 @@ class _Ipb3Chrome:
     stamp: tuple[str | None, str]
     body: tuple[int, int]
     signature: tuple[int, int] | None
-    marked: bool  # whether the message or signature may hold an edit line (_may_hold_edit_line)
     soft: bool  # a soft-deleted post, shown to a moderator
+    marked: bool = False  # whether the message or signature may hold an edit line (_mark_edit_lines)
 
 
 @dataclass(slots=True)
@@ -390,20 +427,7 @@ class _Ips4Chrome:
     permalink: str
     body: tuple[int, int]
     signature: tuple[int, int] | None
-    marked: bool
-
-
-def _may_hold_edit_line(low: bytes, spans: tuple[tuple[int, int] | None, ...],
-                        words: tuple[bytes, ...]) -> bool:
-    """Whether the message or signature (spans of the lower-cased page) may hold a child the
-    tree path reads (the edit line): a word of `words`, or a character reference that could
-    spell one. Most posts hold none, and their children need no look."""
-    for span in spans:
-        if span is not None:
-            for word in words:
-                if low.find(word, *span) >= 0:
-                    return True
-    return False
+    marked: bool = False
 
 
 _IPB3_EDIT_WORDS = (b"edit", b"signature", b"&#")
@@ -422,7 +446,7 @@ def _state(found: re.Match[bytes], allowed: frozenset[str]) -> frozenset[str]:
 
 def _cut(low: bytes, found: re.Match[bytes], name: str) -> tuple[int, int]:
     """The span of the block whose start tag `found` ends with, marked `{@name}`."""
-    return found.start(name), _block_end(low, found.start(name), found.end())
+    return found.start(name), _block_end(low, found.end())
 
 
 def _read_ipb3(data: bytes, low: bytes, start: int, codec: str, gaps: list[tuple[int, int]],
@@ -454,21 +478,19 @@ def _read_ipb3(data: bytes, low: bytes, start: int, codec: str, gaps: list[tuple
     if end is None:
         raise _Unsure
     state = _state(head, _IPB3_STATES)
-    author = _name_text(head.group("author"), codec)
+    pid, name, number, permalink, profile, hovercard, title, shown = head.group(
+        "pid", "author", "number", "permalink", "profile", "hovercard", "title", "shown")
+    author = _name_text(name, codec)
     if not author:
         raise _Unsure
     return _Ipb3Chrome(
-        post_id=head.group("pid").decode("ascii"), start=start, end=end.end(),
+        post_id=pid.decode("ascii"), start=start, end=end.end(),
         deleted=head.re is _IPB3_SOFT_HEAD or not state.isdisjoint(("moderated", "hidden")),
-        number=(_decoded(head.group("number"), codec) or "",
-                _decoded(head.group("permalink"), codec)),
+        number=(_decoded(number, codec) or "", _decoded(permalink, codec)),
         author=author,
-        author_id=profile_id_of(_decoded(head.group("profile"), codec),
-                                 _decoded(head.group("hovercard"), codec)),
-        stamp=(_decoded(head.group("title"), codec), _decoded(head.group("shown"), codec) or ""),
-        body=body, signature=signature,
-        marked=_may_hold_edit_line(low, (body, signature), _IPB3_EDIT_WORDS),
-        soft=head.re is _IPB3_SOFT_HEAD)
+        author_id=profile_id_of(_decoded(profile, codec), _decoded(hovercard, codec)),
+        stamp=(_decoded(title, codec), _decoded(shown, codec) or ""),
+        body=body, signature=signature, soft=head.re is _IPB3_SOFT_HEAD)
 
 
 def _read_ips4(data: bytes, low: bytes, start: int, codec: str, gaps: list[tuple[int, int]],
@@ -511,12 +533,11 @@ def _read_ips4(data: bytes, low: bytes, start: int, codec: str, gaps: list[tuple
         post_id=post_id, start=start, end=end.end(),
         deleted="ipsModerated" in _state(head, _IPS4_STATES), machine=machine,
         stamp=(_decoded(head.group("title"), codec), _decoded(head.group("shown"), codec) or ""),
-        author=author, author_id=author_id, permalink=permalink, body=body, signature=signature,
-        marked=_may_hold_edit_line(low, (body, signature), _IPS4_EDIT_WORDS))
+        author=author, author_id=author_id, permalink=permalink, body=body, signature=signature)
 
 
-_IPB3_MARKER = re.compile(b"post_id_")
-_IPS4_MARKER = re.compile(b"elComment_")
+_IPB3_MARKER = b"post_id_"
+_IPS4_MARKER = b"elComment_"
 
 
 def _scan_posts(data: bytes, low: bytes, ips4: bool, codec: str) -> list[Any]:
@@ -526,13 +547,16 @@ def _scan_posts(data: bytes, low: bytes, ips4: bool, codec: str) -> list[Any]:
     marker, read = (_IPS4_MARKER, _read_ips4) if ips4 else (_IPB3_MARKER, _read_ipb3)
     posts: list[Any] = []
     gaps: list[tuple[int, int]] = []
-    for hit in marker.finditer(data):
-        post = read(data, low, data.rfind(b"<", 0, hit.start()), codec, gaps)
-        if posts and post.start < posts[-1].end or hit.start() - post.start > 200:
+    hit = data.find(marker)
+    while hit >= 0:
+        post = read(data, low, data.rfind(b"<", 0, hit), codec, gaps)
+        if posts and post.start < posts[-1].end or hit - post.start > 200:
             raise _Unsure
         posts.append(post)
+        hit = data.find(marker, hit + len(marker))
     if not posts:
         raise _Unsure
+    _check_blocks(low, posts, _IPS4_EDIT_WORDS if ips4 else _IPB3_EDIT_WORDS)
     if ips4:
         _check_gaps(low, gaps, _IPS4_GAP_TOKENS, _IPS4_GAP_WORDS)
     else:

@@ -133,6 +133,11 @@ MUTATIONS: dict[str, Callable[[bytes], bytes]] = {
     "unmatched quote in the buttons": lambda d: d.replace(b"title='\xd0\x9d\xd0\xb0\xd0\xb2".decode("unicode_escape").encode("latin-1"), b"title='\"", 1).replace(b"data-role='commentLoading'", b"data-role='commentLoading", 1),
     # markup that hides or moves tags inside a post
     "comment in the profile pane": lambda d: d.replace(b"<li class='group_title'>", b"<!-- </div> --><li class='group_title'>", 1),
+    "class spelled with a character reference in the profile pane": lambda d: d.replace(
+        b"<ul class='basic_info'>", "<p class='&#101;dit'>Сообщение отредактировал X: 09 October 2017 - "
+        "23:40</p><ul class='basic_info'>".encode(), 1).replace(
+        b"<ul class='cAuthorPane_info ipsList_reset'>", b"<ul class='cAuthorPane_info ipsList_reset'>"
+        b"<li data-role='&#99;ommentContent'><p>x</p></li>", 1),
     "comment in a message": lambda d: _at_posts(d, rb"(entry-content '>|commentContent'[^>]*>)", rb"\1<!-- x -->"),
     "comment hiding a div end in a message": lambda d: _at_posts(d, rb"(entry-content '>|commentContent'[^>]*>)", rb"\1<!-- </div> -->"),
     "script in a message": lambda d: _at_posts(d, rb"(entry-content '>|commentContent'[^>]*>)", rb"\1<script>var a = '</div>';</script>"),
