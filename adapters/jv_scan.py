@@ -7,7 +7,8 @@ the tree reader (`JV._html_from_tree`) would give:
 - a page without a payload (the legacy "respeed" HTML, or the 2026 HTML alone): each message's
   id, author, shown time and date title, edit notice and editor, and deleted mark, found by
   searching the page or by a template of a message read before; the page's title; and, parsed
-  by lxml in one call per page, the messages' texts and signatures and the pager;
+  by lxml in one call per page, the messages' texts and signatures and the pager (the 2026
+  pager when it is a flat <nav>);
 - a 2026 page with a payload and its pagerView: each message's id and shown time (the header
   the payload is checked against) and the title; the rest of its HTML is left unread.
 
@@ -16,8 +17,9 @@ It answers only where it reads the page exactly as the tree does. Anything else 
 textarea, CDATA or the like among the messages; a block left open or nested over 16 deep; a tag
 not in plain form (attribute names in capitals, values not double-quoted, an attribute twice);
 an entity in a text or value read here; a message or part marker in a user's text or in another
-attribute; a part it cannot find; a page without messages (the tree says what it is). Structure
-is read on the lowered bytes (tag names ignore case), tokens and texts on the page's own.
+attribute; a part it cannot find; a pager marker outside a pager as JV writes it; a page
+without messages (the tree says what it is). Structure is read on the lowered bytes (tag names
+ignore case), tokens and texts on the page's own.
 
 tests/test_jv_fastpath.py proves it agrees with the tree path: on every saved page, mutated
 copies of them and generated markup, `JV.parse_page` gives `JV.tree_page`'s Page or the scan
@@ -61,11 +63,15 @@ class _Unsure(Exception):
 # Markup the scan does not follow, searched in lowered bytes: comments and the like, "</" not
 # before a name (a bogus comment), elements whose content is not markup, the document's own tags,
 # table parts (their end tags may close an open <div>: libxml2's end-tag priorities), and names
-# that only start like "div". The first test lets most tags ("<div", "<a") fail at once.
-_HAZARDS = re.compile(
-    rb"<(?=[!?/stxinphbfcd])(?:[!?]|/(?![a-z])|/?(?:s(?:cript|tyle)|t(?:extarea|itle|emplate|able|"
-    rb"body|head|foot|[rdh])|xmp|iframe|no(?:embed|frames|script)|plaintext|h(?:tml|ead)|body|"
-    rb"frame(?:set)?|caption|col(?:group)?)(?![a-z0-9])|div(?![ \t\n\r/>])|/div(?![ \t\n\r>]))")
+# that only start like "div". This search runs over every message, so it is written for `re`:
+# each test after "<" starts with a literal, rejected at once, and a name ends at the next byte,
+# not at a lookahead (a third slower). At the end of the span there is no next byte, but a span
+# ending inside a tag fails `_angles_alternate`, its partner in `_require_plain_markup`.
+_HAZARD_NAMES = (rb"(?:s(?:cript|tyle)|t(?:extarea|itle|emplate|able|body|head|foot|[rdh])|xmp|"
+                 rb"iframe|no(?:embed|frames|script)|plaintext|h(?:tml|ead)|body|frame(?:set)?|"
+                 rb"caption|col(?:group)?)[^a-z0-9]")
+_HAZARDS = re.compile(rb"<(?:!|\?|/(?:[^a-z]|div[^ \t\n\r>]|" + _HAZARD_NAMES + rb")|div[^ \t\n\r/>]|"
+                      + _HAZARD_NAMES + rb")")
 _NOT_ANGLES = bytes(b for b in range(256) if b not in b"<>")
 
 
@@ -81,6 +87,13 @@ def _require_plain_markup(low: bytes, start: int, end: int) -> None:
     """Lowered bytes in which every "<" opens a tag the scan follows, whole."""
     if _HAZARDS.search(low, start, end) or not _angles_alternate(low, start, end):
         raise _Unsure
+
+
+def _require_plain_spans(low: bytes, spans: list[tuple[int, int]]) -> None:
+    """`_require_plain_markup` for every span, in one search of them joined by "<>": the joint
+    forms no hazard, and keeps each span's angles apart."""
+    joined = b"<>".join([low[start:end] for start, end in spans])
+    _require_plain_markup(joined, 0, len(joined))
 
 
 def _nested(depth: int) -> bytes:
@@ -179,13 +192,15 @@ class _Tokens(NamedTuple):
 
     message: re.Pattern[bytes]  # the message class, where it may end a token
     roles: dict[str, bytes]  # role -> its class token
+    hint: bytes  # the markup's `role_hint`, in every role's token
 
 
 def _tokens_of(markup: Markup) -> _Tokens:
     if len(set(markup.roles.values())) != len(markup.roles):
         raise ValueError(f"{markup.name}: a role with two tokens is not read from the bytes")
     return _Tokens(_token_pattern(markup.message_class),
-                   {role: token.encode("ascii") for token, role in markup.roles.items()})
+                   {role: token.encode("ascii") for token, role in markup.roles.items()},
+                   markup.role_hint.encode("ascii"))
 
 
 _TOKENS = {markup.name: _tokens_of(markup) for markup in MARKUPS}
@@ -208,8 +223,10 @@ def _class_tag(data: bytes, token: bytes, start: int, end: int) -> _Tag | None:
 
 # The inline markup a small part (a name, a date, an edit notice) may hold: its text is the
 # bytes without tags. Entities, control characters and other tags are left to the tree.
-_INLINE = re.compile(rb"(?:[^<&\x00-\x08\x0b\x0c\x0e-\x1f]++|</?(?:a|abbr|b|bdi|bdo|br|em|i|img|"
-                     rb"small|span|strong|sub|sup|time|u|wbr)(?=[ \t\n\r/>])[^<>]*+>)*+")
+_INLINE_NAMES = (b"a", b"abbr", b"b", b"bdi", b"bdo", b"br", b"em", b"i", b"img", b"small", b"span",
+                 b"strong", b"sub", b"sup", b"time", b"u", b"wbr")
+_INLINE = re.compile(rb"(?:[^<&\x00-\x08\x0b\x0c\x0e-\x1f]++|</?(?:" + b"|".join(_INLINE_NAMES)
+                     + rb")(?=[ \t\n\r/>])[^<>]*+>)*+")
 _ANY_TAG = re.compile(rb"<[^<>]*>")
 _START_NAMES = re.compile(rb"<([a-z][a-z0-9]*)")
 _BLANK_BETWEEN_TAGS = re.compile(rb">[ \t\n\r\f]+<")  # dropped by some libxml2 versions
@@ -315,11 +332,12 @@ class _Part(NamedTuple):
 
 
 class _Found(NamedTuple):
-    """A message as found in the bytes: its id, its raw class value, where its start tag, its
-    content and its end tag end, and its parts by role."""
+    """A message as found in the bytes: its id, its raw class value, where its start tag starts
+    and ends, where its content and its end tag end, and its parts by role."""
 
     ident: str
     class_value: bytes
+    start: int
     head_end: int
     content_end: int
     end: int
@@ -335,8 +353,10 @@ def _message_starts(data: bytes, markup: Markup) -> list[int]:
 
 def _scan_messages(data: bytes, low: bytes, markup: Markup) -> list[_Found]:
     """The page's messages as `JV._html_messages` finds them, with their parts; the markup
-    from the first message's start to the last one's end is checked plain."""
+    between two messages is checked plain (that the first one starts in markup is left to
+    `_scan_html`, which checks it in one walk with the pager's)."""
     found: list[_Found] = []
+    between: list[tuple[int, int]] = []
     for at in _message_starts(data, markup):
         if found and at < found[-1].end:
             if at < found[-1].head_end:
@@ -345,10 +365,9 @@ def _scan_messages(data: bytes, low: bytes, markup: Markup) -> list[_Found]:
         start = data.rfind(b"<", 0, at)
         message = _by_template(data, low, markup, start, at) or _by_search(data, low, markup, at)
         if found:
-            _require_plain_markup(low, found[-1].end, start)  # between two messages
-        else:
-            _require_markup_at(low, start)
+            between.append((found[-1].end, start))
         found.append(message)
+    _require_plain_spans(low, between)
     return found
 
 
@@ -368,7 +387,7 @@ def _by_search(data: bytes, low: bytes, markup: Markup, at: int) -> _Found:
         if part is not None:
             parts[role] = _Part(part.name, part.start, part.values[3],
                                 (part.end, _element_end(low, part)))
-    message = _Found(ident, tag.values[0] or b"", tag.end, content_end, end, parts)
+    message = _Found(ident, tag.values[0] or b"", tag.start, tag.end, content_end, end, parts)
     _learn_template(data, low, markup, tag, message)
     return message
 
@@ -383,8 +402,9 @@ def _part_text(data: bytes, low: bytes, part: _Part | None) -> str:
     content = data[start:end]
     if b"<" not in content:
         return collapse(_decoded(content))
+    name = part.name.lower()  # only an inline part may hold its like: `_INLINE` takes no other
     if (_BLANK_BETWEEN_TAGS.search(content.strip())
-            or part.name.lower() in _START_NAMES.findall(low, start, end)):
+            or name in _INLINE_NAMES and name in _START_NAMES.findall(low, start, end)):
         raise _Unsure  # a blank some parsers drop, or a tag like it inside (its end would end it)
     return collapse(_decoded(_ANY_TAG.sub(b"", content)))
 
@@ -493,6 +513,7 @@ class _Template:
     order: tuple[str, ...]  # those parts in page order
     titled: frozenset[str]  # the parts whose start tag has a title
     header: re.Pattern[bytes] | None  # up to the end of the date part, when there is one
+    before_date: tuple[str, ...]  # the parts before the date, when there is one
 
 
 # Markup name -> templates, the latest used first (a short list: a page's messages come in a
@@ -553,7 +574,8 @@ def _learn_template(data: bytes, low: bytes, markup: Markup, tag: _Tag, message:
             order = tuple(sorted(names, key=lambda role: message.parts[role].start))
             template = _COMPILED[source] = _Template(
                 re.compile(source), message.class_value, names, order, frozenset(titled),
-                re.compile(header) if header else None)
+                re.compile(header) if header else None,
+                order[:order.index("date")] if "date" in order else ())
         _keep(markup, template)
 
 
@@ -584,29 +606,40 @@ def _templated(data: bytes, low: bytes, markup: Markup, template: _Template,
     missing (its token could be anywhere). The contents are checked when read: texts and
     signatures with the page's (`_parse_spans`), the others by `_part_text`."""
     ident = markup.id_value(_decoded(found.group("m_id")))
-    present = [role for role in template.order if found.start(role + "_at") >= 0]
-    before = present[:-1] if len(present) == len(_TOKENS[markup.name].roles) else present
-    if not ident or any(_holds_part_token(data, markup, *found.span(role)) for role in before):
+    if not ident:
         raise _Unsure
-    parts = {role: _Part(template.names[role], found.start(role + "_at"),
-                         found.group(role + "_title") if role in template.titled else None,
+    present = [role for role in template.order if found.start(role) >= 0]  # its groups or none
+    before = present[:-1] if len(present) == len(_TOKENS[markup.name].roles) else present
+    if _holds_part_token(data, markup, [found.span(role) for role in before]):
+        raise _Unsure
+    titled = template.titled
+    parts = {role: _Part(template.names[role], found.start(_AT_GROUP[role]),
+                         found.group(_TITLE_GROUP[role]) if role in titled else None,
                          found.span(role))
              for role in present}
-    return _Found(ident, template.classes, found.start("m_end"), found.start("m_close"),
-                  found.end(), parts)
+    return _Found(ident, template.classes, found.start(), found.start("m_end"),
+                  found.start("m_close"), found.end(), parts)
 
 
-def _holds_part_token(data: bytes, markup: Markup, start: int, end: int) -> bool:
-    """Whether data[start:end] may hold a part's class token (`role_hint` tells most at once)."""
-    if data.find(markup.role_hint.encode("ascii"), start, end) < 0:
-        return False
-    for token in _TOKENS[markup.name].roles.values():
-        at = data.find(token, start, end)
-        while at >= 0:
-            after = at + len(token)
-            if data[at - 1] in _BEFORE_TOKEN and data[after] in _AFTER_TOKEN_BYTES:
-                return True
-            at = data.find(token, after, end)
+# A part's groups in a template besides its content's: where its start tag starts, its title.
+_ROLES = {role for markup in MARKUPS for role in markup.roles.values()}
+_AT_GROUP = {role: f"{role}_at" for role in _ROLES}
+_TITLE_GROUP = {role: f"{role}_title" for role in _ROLES}
+
+
+def _holds_part_token(data: bytes, markup: Markup, spans: list[tuple[int, int]]) -> bool:
+    """Whether a span of data may hold a part's class token (`role_hint` tells most at once)."""
+    tokens = _TOKENS[markup.name]
+    for start, end in spans:
+        if data.find(tokens.hint, start, end) < 0:
+            continue
+        for token in tokens.roles.values():
+            at = data.find(token, start, end)
+            while at >= 0:
+                after = at + len(token)
+                if data[at - 1] in _BEFORE_TOKEN and data[after] in _AFTER_TOKEN_BYTES:
+                    return True
+                at = data.find(token, after, end)
     return False
 
 
@@ -620,18 +653,63 @@ def _tag_value(raw: bytes) -> str:
     return _decoded(raw)
 
 
-def _pager_tag(data: bytes) -> _Tag | None:
-    """The start tag of the pager `jv._pager` finds in the tree; None when there is none."""
+def _pager_content(data: bytes, low: bytes) -> tuple[tuple[int, int] | None, list[int]]:
+    """Where the content of the pager `jv._pager` finds in the tree is (None when there is
+    none), checked plain, and the start tags it is read from: those must be markup."""
     if MARKUP_2026.pager_marker in data:
-        raise _Unsure  # the 2026 pager is its items' parent: not read from the bytes
+        return _nav_pager_content(data, low)
     at = data.find(MARKUP_RESPEED.pager_marker)
     if at < 0:
-        return None
+        return None, []
     tag = _tag_around(data, at, 0)
     if (tag.name != b"div" or "bloc-liste-num-page" not in (tag.get(b"class") or "")
             or tag.get(b"href") is not None or "JvCare" in tag.classes):
         raise _Unsure  # not the first such <div>, or one whose own link names a page
-    return tag
+    end, pager_end = _div_end(low, tag.end)
+    _require_plain_markup(low, tag.start, pager_end)
+    return (tag.end, end), [tag.start]
+
+
+# The 2026 pager as JV writes it (§3.3): a <nav> whose children are its buttons and items, each
+# a <span> or an <a> holding text alone. Matched from the end of the <nav>'s start tag, in the
+# lowered bytes, to its end tag.
+_FLAT_NAV = re.compile(rb"(?:[^<]++|<(span|a)(?=[ \t\n\r/>])[^<>]*+>[^<]*+</\1[ \t\n\r]*+>)*+"
+                       rb"(?=</nav[ \t\n\r]*+>)")
+
+
+def _nav_pager_content(data: bytes, low: bytes) -> tuple[tuple[int, int], list[int]]:
+    """The 2026 pager's content, and its <nav>s' starts: the tree's pager is the parent of the
+    first element whose class holds "pagination__item", or the highest ancestor with such a
+    child (`jv._first_pager_item`). When every such class in the page is a child's in a flat
+    <nav> (`_FLAT_NAV`), no such element has a parent but its <nav>, and no <nav> has an
+    ancestor holding one: the pager is the first one's <nav>. Inside a flat <nav> the marker
+    can only be where the tree sees no more than a child's class."""
+    marker = MARKUP_2026.pager_marker
+    navs: list[tuple[int, int, int]] = []  # each <nav>: its start, its content's start and end
+    at = data.find(marker)
+    while at >= 0:
+        if navs and at < navs[-1][2]:
+            at = data.find(marker, at + len(marker))
+            continue
+        tag = _tag_around(data, at, 0)
+        if marker.decode("ascii") not in (tag.get(b"class") or ""):
+            raise _Unsure  # in a text or another attribute: the tree may see otherwise
+        navs.append(_flat_nav(data, low, tag.start))
+        at = data.find(marker, tag.end)
+    return (navs[0][1], navs[0][2]), [start for start, _content, _end in navs]
+
+
+def _flat_nav(data: bytes, low: bytes, child: int) -> tuple[int, int, int]:
+    """The flat <nav> (`_FLAT_NAV`) holding the child whose start tag starts at `child`: its
+    start, its content's start and end."""
+    start = low.rfind(b"<nav", 0, child)
+    nav = _tag_around(data, start + 1, start) if start >= 0 else None
+    content = _FLAT_NAV.match(low, nav.end) if nav is not None and nav.name == b"nav" else None
+    if (nav is None or content is None or not nav.end <= child < content.end()
+            or data[nav.end - 2] == ord("/") or nav.get(b"href") is not None
+            or "JvCare" in nav.classes):
+        raise _Unsure  # no such <nav>, or one whose own start tag may name a page
+    return nav.start, nav.end, content.end()
 
 
 _SPAN_PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=True, collect_ids=False)
@@ -675,15 +753,13 @@ def _scan_html(data: bytes) -> Html | None:
         low = _lowered_plain_page(data)
         title = title_of(_plain_title(data, low))
         markup, found = _html_markup(data, low)
-        pager = _pager_tag(data)
+        pager, pager_tags = _pager_content(data, low)
+        _require_markup_at(low, found[0].start, *pager_tags)  # one walk from the page's start
         spans: list[tuple[int, int]] = []
         for scanned in found:
             spans += (span for span in _bodies(scanned) if span)
         if pager is not None:
-            _require_markup_at(low, pager.start)
-            end, pager_end = _div_end(low, pager.end)
-            _require_plain_markup(low, pager.start, pager_end)
-            spans.append((pager.end, end))
+            spans.append(pager)
         messages = [_message_of(data, low, markup, message) for message in found]
         elements = iter(_parse_spans(data, spans))
     except _Unsure:
@@ -731,40 +807,45 @@ def _scan_2026(data: bytes) -> Html | None:
         low = _lowered_plain_page(data)
         title = title_of(_plain_title(data, low))
         shown: dict[str, str] = {}
-        checked = head_end = -1  # plain markup up to `checked`; the last start tag's end
+        plain: list[tuple[int, int]] = []  # spans to check plain: between dates, and in headers
+        # The first message's start; the last message's start tag's end and date's end.
+        first = head_end = date_end = -1
         for at in _message_starts(data, MARKUP_2026):
             if at < head_end:
                 continue  # the token twice in one class
             start = data.rfind(b"<", 0, at)
-            if checked < 0:
-                _require_markup_at(low, start)
-            elif start < checked:
+            if start < date_end:
                 raise _Unsure  # a marker before the last date
+            if first < 0:
+                first = start
             else:
-                _require_plain_markup(low, checked, start)
-            ident, head_end, date, checked = (_date_by_template(data, low, start, at)
-                                              or _date_by_search(data, low, at))
+                plain.append((date_end, start))
+            ident, head_end, date, date_end = (_date_by_template(data, start, at, plain)
+                                               or _date_by_search(data, low, at))
             shown[ident] = _part_text(data, low, date)
+        if not shown:
+            return None
+        _require_markup_at(low, first)
+        _require_plain_spans(low, plain)
     except _Unsure:
         return None
-    return Html([], shown, None, title) if shown else None
+    return Html([], shown, None, title)
 
 
-def _date_by_template(data: bytes, low: bytes, start: int,
-                      at: int) -> tuple[str, int, _Part, int] | None:
+def _date_by_template(data: bytes, start: int, at: int,
+                      plain: list[tuple[int, int]]) -> tuple[str, int, _Part, int] | None:
     """A message's id, start tag end, date part and date end, read by a kept template's
-    header (parts before the date unread but checked, as `_templated` checks them)."""
+    header; the parts before the date are unread, but checked as `_templated` checks them (their
+    spans are added to those to check `plain`)."""
     for template in tuple(_TEMPLATES.get(MARKUP_2026.name, ())):
         found = template.header.match(data, start) if template.header else None
         if found is None or at >= found.start("m_end"):
             continue
         ident = MARKUP_2026.id_value(_decoded(found.group("m_id")))
-        before = template.order[:template.order.index("date")]
-        spans = [found.span(role) for role in before if found.start(role + "_at") >= 0]
-        if not ident or any(_holds_part_token(data, MARKUP_2026, *span) for span in spans):
+        spans = [found.span(role) for role in template.before_date if found.start(role) >= 0]
+        if not ident or _holds_part_token(data, MARKUP_2026, spans):
             return None
-        for span in spans:
-            _require_plain_markup(low, *span)
+        plain += spans
         date = _Part(template.names["date"], found.start("date_at"),
                      found.group("date_title") if "date" in template.titled else None,
                      found.span("date"))

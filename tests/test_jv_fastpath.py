@@ -10,6 +10,7 @@ them), and on generated markup.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import casefiles
 import pytest
@@ -29,8 +30,11 @@ SAVED = [(f"{case.name}/{page.file}", page.data, page.ctx)
 # The stock pages the fast path is written for: it must read them.
 LEGACY = {"legacy/page-1.html", "legacy/page-2.html"}
 PAYLOAD = {"kira-2026/page-1.html", "kira-2026/page-2.html"}
+HTML_2026 = {"html2026-nopayload/page-3.html"}  # the 2026 HTML alone, with its <nav> pagers
 LEGACY_PAGES = [saved for saved in SAVED if saved[0] in LEGACY]
 PAYLOAD_PAGES = [saved for saved in SAVED if saved[0] in PAYLOAD]
+HTML_2026_PAGES = [saved for saved in SAVED if saved[0] in HTML_2026]
+STOCK_PAGES = LEGACY_PAGES + PAYLOAD_PAGES + HTML_2026_PAGES
 
 
 def answers(data: bytes) -> bool:
@@ -60,17 +64,17 @@ def same_or_declined(data: bytes, ctx: PageContext) -> str:
 @pytest.mark.parametrize(("name", "data", "ctx"), SAVED, ids=[s[0] for s in SAVED])
 def test_saved_pages(name: str, data: bytes, ctx: PageContext) -> None:
     outcome = same_or_declined(data, ctx)
-    if name in LEGACY | PAYLOAD:
+    if name in LEGACY | PAYLOAD | HTML_2026:
         assert outcome == "fast", "the fast path declined a stock page"
 
 
 def test_every_stock_page_is_in_the_fixtures() -> None:
-    assert {name for name, _data, _ctx in SAVED} >= LEGACY | PAYLOAD
+    assert {name for name, _data, _ctx in SAVED} >= LEGACY | PAYLOAD | HTML_2026
 
 
 def test_parse_page_builds_no_tree_for_stock_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jv, "_parse", lambda *_: pytest.fail("the page's tree was built"))
-    for _name, data, ctx in LEGACY_PAGES + PAYLOAD_PAGES:
+    for _name, data, ctx in STOCK_PAGES:
         assert ENGINE.parse_page(data, ctx).posts
 
 
@@ -91,6 +95,13 @@ def in_headers(snippet: bytes, count: int = 1) -> Mutation:
     """`snippet` in the first `count` message headers, before the date element."""
     return sub(rb'(<(?:div|span|a)[^>]*class="[^"]*(?:bloc-date-msg|messageUser__date)[ "])',
                snippet.replace(b"\\", b"\\\\") + rb"\1", count)
+
+
+def in_pager_navs(rewrite: Mutation) -> Mutation:
+    """`rewrite` applied to each 2026 pager <nav>, start and end tags included."""
+    def mutate(data: bytes) -> bytes:
+        return re.sub(rb'(?s)<nav class="pagination".*?</nav>', lambda m: rewrite(m.group()), data)
+    return mutate
 
 
 def around_messages(before: bytes, after: bytes) -> Mutation:
@@ -211,6 +222,27 @@ MUTATIONS: dict[str, tuple[Mutation, bool]] = {
                                   rb'<a class="bloc-liste-num-page" href="/x">1</a>\1'), False),
     "2026 pager class in a message": (in_messages(b'<span class="pagination__item">2</span>'),
                                       False),
+    # The 2026 pager: the parent of its first item, a <nav> of flat items (§3.3).
+    "2026 pager item as a link": (sub(rb'<span class="JvCare [0-9A-F]+ (pagination__item)">(\d+)'
+                                      rb"</span>", rb'<a href="/forums/42-1-2-\2-0-1-0-x.htm" '
+                                      rb'class="\1">\2</a>'), True),
+    "2026 pager without a current item": (sub(rb" pagination__item--current", b"", 0), True),
+    "2026 pager in upper case": (in_pager_navs(lambda nav: re.sub(rb"(</?)nav", rb"\1NAV", nav)),
+                                 True),
+    "2026 pager item after its nav": (sub(rb"(pagination__item--current\">\d+</span>\s*</nav>)",
+                                          rb'\1<span class="pagination__item">9</span>'), False),
+    "2026 pager item holding markup": (sub(rb'(pagination__item--current">)(\d+)', rb"\1<b>\2</b>"),
+                                       False),
+    "2026 pager item in a span": (sub(rb'(<span class="pagination__item pagination__item--current">'
+                                      rb"\d+</span>)", rb"<span>\1</span>"), False),
+    "2026 pager item before the pager": (sub(rb'(<nav class="pagination")',
+                                             rb'<span class="pagination__item">9</span>\1'), False),
+    "2026 pager in a div": (in_pager_navs(lambda nav: re.sub(rb"(</?)nav", rb"\1div", nav)), False),
+    "2026 pager with a JvCare link": (sub(rb'<nav class="pagination"',
+                                          rb'<nav class="JvCare 1F4A pagination"', 0), False),
+    "2026 pager self-closed": (sub(rb'(<nav class="pagination"[^>]*)>', rb"\1/>"), False),
+    "2026 pager in a comment": (sub(rb'(<nav class="pagination")', b'<!-- <nav><span class="'
+                                    b'pagination__item">9</span></nav> -->\\1'), False),
     "comment in the title": (sub(rb"<title>", b"<title><!-- x -->"), False),
     "comment before the title": (sub(rb"<title>", b"<!-- t --><title>"), True),
     "entity in the title": (sub(rb"(<title>[^<]*) sur", rb"\1 &amp; sur"), False),
@@ -221,8 +253,7 @@ MUTATIONS: dict[str, tuple[Mutation, bool]] = {
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=list(MUTATIONS))
-@pytest.mark.parametrize(("name", "data", "ctx"), LEGACY_PAGES + PAYLOAD_PAGES,
-                         ids=[s[0] for s in LEGACY_PAGES + PAYLOAD_PAGES])
+@pytest.mark.parametrize(("name", "data", "ctx"), STOCK_PAGES, ids=[s[0] for s in STOCK_PAGES])
 def test_mutated_stock_pages(name: str, data: bytes, ctx: PageContext, mutation: str) -> None:
     mutate, reads = MUTATIONS[mutation]
     mutated = mutate(data)
@@ -290,7 +321,7 @@ PIECES = st.one_of(
     st.builds(lambda t, c: f'<{t} class="{c}">', st.sampled_from(["div", "span", "a", "p"]),
               st.sampled_from(CLASSES)),
 )
-ALL_STOCK = LEGACY_PAGES + PAYLOAD_PAGES
+ALL_STOCK = STOCK_PAGES
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -314,13 +345,38 @@ def test_generated_markup_anywhere(pieces: list[str], where: float, which: int) 
     same_or_declined(mutated, ctx)
 
 
+# --- spans checked in one search ---------------------------------------------------------------
+
+SPAN_PIECES = st.sampled_from([b"<", b">", b"/", b"!", b" ", b"div", b"span", b"script", b"td", b"x",
+                               b"<div>", b"</div>", b"<p>", b"</p>", b"<!-- c -->", b'"', b"<>"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(SPAN_PIECES, max_size=12),
+       cuts=st.lists(st.integers(min_value=0, max_value=60), max_size=6))
+def test_spans_checked_together_are_checked_each(pieces: list[bytes], cuts: list[int]) -> None:
+    """`_require_plain_spans` declines exactly when `_require_plain_markup` declines a span."""
+    low = b"".join(pieces)
+    bounds = sorted(min(cut, len(low)) for cut in cuts)
+    spans = list(zip(bounds[::2], bounds[1::2], strict=False))
+
+    def plain(check: Callable[[], None]) -> bool:
+        try:
+            check()
+        except jv_scan._Unsure:
+            return False
+        return True
+
+    each = all(plain(lambda s=s, e=e: jv_scan._require_plain_markup(low, s, e)) for s, e in spans)
+    assert plain(lambda: jv_scan._require_plain_spans(low, spans)) == each
+
+
 # --- templates ----------------------------------------------------------------------------------
 # After one message of a shape is read by search, the next ones are read by a template of it,
 # kept from page to page: a page must read the same with templates or without.
 
 
-@pytest.mark.parametrize(("name", "data", "ctx"), LEGACY_PAGES + PAYLOAD_PAGES,
-                         ids=[s[0] for s in LEGACY_PAGES + PAYLOAD_PAGES])
+@pytest.mark.parametrize(("name", "data", "ctx"), STOCK_PAGES, ids=[s[0] for s in STOCK_PAGES])
 def test_pages_read_alike_with_templates_or_without(name: str, data: bytes, ctx: PageContext,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jv_scan, "_TEMPLATES", {})
@@ -339,7 +395,7 @@ def test_pages_read_alike_with_templates_or_without(name: str, data: bytes, ctx:
 
 
 def test_templates_of_other_pages_do_not_change_a_reading() -> None:
-    for _name, data, ctx in LEGACY_PAGES + PAYLOAD_PAGES:
+    for _name, data, ctx in STOCK_PAGES:
         ENGINE.parse_page(data, ctx)  # templates of every shape
     for name, data, ctx in SAVED:
         assert same_or_declined(data, ctx) in ("fast", "declined", "error"), name
