@@ -581,11 +581,25 @@ def _payload_value(data: bytes, start: int) -> Any:
     return value
 
 
+def _payload_assignment(data: bytes) -> re.Match[bytes] | None:
+    """`forumsAppPayload = ` in the page's script, not in a member's message that quotes it
+    (a message's "<" is escaped, so a "<script" before the name and no "</script" after it
+    says the name is in a script)."""
+    # Plain finds: a regex scan of the whole page costs more than parsing it.
+    start = data.find(_PAYLOAD_NAME)
+    while start >= 0:
+        opened = max(data.rfind(b"<script", 0, start), data.rfind(b"<SCRIPT", 0, start))
+        closed = max(data.rfind(b"</script", 0, start), data.rfind(b"</SCRIPT", 0, start))
+        found = _PAYLOAD.match(data, start) if opened > closed else None
+        if found:
+            return found
+        start = data.find(_PAYLOAD_NAME, start + len(_PAYLOAD_NAME))
+    return None
+
+
 def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
     """The page's `forumsAppPayload`, or None; the second value says why it could not be read."""
-    # A plain find first: a regex scan of the whole page costs more than parsing it.
-    start = data.find(_PAYLOAD_NAME)
-    found = _PAYLOAD.match(data, start) if start >= 0 else None
+    found = _payload_assignment(data)
     if not found:
         return None, None
     try:

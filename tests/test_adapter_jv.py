@@ -128,6 +128,16 @@ def test_unreadable_payload_falls_back_to_the_html_with_a_note() -> None:
     assert page.posts[0].author_id is None  # the HTML names no account id
 
 
+@pytest.mark.parametrize("quoted", [b"forumsAppPayload", b"window.jvc.forumsAppPayload=&quot;x&quot;;",
+                                    b"window.jvc.forumsAppPayload = H4sI"])
+def test_a_member_quoting_the_payload_name_does_not_hide_the_payload(quoted: bytes) -> None:
+    """The name in a message (before the page's script) is text, not the payload."""
+    data = kira_page().replace(b'<p class="message__p">', b'<p class="message__p">' + quoted + b" ", 1)
+    page = ENGINE.parse_page(data, ctx())
+    assert len(page.posts) == 20  # the payload's, the deleted message included
+    assert page.notes == ENGINE.parse_page(kira_page(), ctx()).notes
+
+
 def test_html_time_that_disagrees_with_the_payload_is_noted() -> None:
     data = kira_page().replace(b'messageUser__date">02 juin 2026 \xc3\xa0 05:14:33',
                                b'messageUser__date">02 juin 2026 \xc3\xa0 05:15:33', 1)
