@@ -14,6 +14,7 @@ rather than one strptime format per board, then localised by tally.times.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -44,14 +45,31 @@ from tally.model import Body, EditMarker, Page, Post, Quote
 # The text under an element, as html.text_of gives it (no comments, no processing
 # instructions), in one libxml2 call: several times faster than joining itertext() on the
 # date lines, names and pagination boxes read on every page (DESIGN.md "Performance").
-_text = etree.XPath("string()", smart_strings=False)
+_string = etree.XPath("string()", smart_strings=False)
 
 
-def _parse(data: bytes) -> HtmlElement:
+def _text(element: HtmlElement) -> str:
+    """_string's text; an element with no children (a name link, a <time>, an empty notice)
+    holds only its .text, read without the XPath call (about ten times cheaper)."""
+    if len(element):
+        return _string(element)
+    return element.text or ""
+
+
+# Bytes windows-1252 leaves undefined: libxml2's iconv and Python's codec need not agree on them.
+_CP1252_HOLES = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
+
+
+def _parse(data: bytes, encoding: str) -> HtmlElement:
     """html.parse_tree without libxml2's id index: nothing here looks elements up by id, and
-    building the index costs about 5% of the parse (DESIGN.md "Performance")."""
-    parser = etree.HTMLParser(encoding=parser_encoding(data), remove_comments=True,
-                              collect_ids=False)
+    building the index costs about 5% of the parse (DESIGN.md "Performance"). `encoding` is
+    html.parser_encoding's. A windows-1252 page (every ISO-8859-1 board) is decoded by Python's
+    codec, which reads each defined byte as libxml2's iconv does, at a fraction of iconv's cost
+    (about 15% of the parse); a page holding an undefined byte is left to libxml2."""
+    if codecs.lookup(encoding).name == "cp1252" and not any(
+            hole in data for hole in _CP1252_HOLES):
+        data, encoding = data.decode("cp1252").encode("utf-8"), "utf-8"
+    parser = etree.HTMLParser(encoding=encoding, remove_comments=True, collect_ids=False)
     root = etree.fromstring(data, parser=parser)
     return root if root is not None else lxml_html.document_fromstring(b"<html></html>")
 
@@ -116,7 +134,6 @@ _QUOTE_TABLE = etree.XPath(
 _CODE_TABLE = etree.XPath(
     "./tr/td[contains(@class, 'code')] | ./tbody/tr/td[contains(@class, 'code')]")
 _CITE = etree.XPath("./cite | ./div/cite")
-_PROFILE_LINK = etree.XPath(".//a[contains(@href, 'mode=viewprofile')]")
 _WROTE = re.compile(
     r"^\s*(?P<author>.+?)\s+(?:wrote|escribi[óo]|a\s+[ée]crit|ha\s+scritto|scrisse|escreveu|"
     r"schrieb|написал)\b", re.IGNORECASE)
@@ -148,12 +165,21 @@ def classify(element: HtmlElement) -> Aside | None:
     return None
 
 
+def _profile_link(element: HtmlElement) -> HtmlElement | None:
+    """The first link to a member's profile under `element`; a walk, not an XPath, on the few
+    nodes of a name cell, caption or notice (several times cheaper)."""
+    for link in element.iterdescendants("a"):
+        if "mode=viewprofile" in (link.get("href") or ""):
+            return link
+    return None
+
+
 def _quote_author(header: HtmlElement | None) -> str | None:
     if header is None:
         return None
-    links = _PROFILE_LINK(header)
-    if links:  # 3.2+: <cite><a href="memberlist…">Bob</a> wrote: …</cite>
-        return collapse(_text(links[0])) or None
+    link = _profile_link(header)
+    if link is not None:  # 3.2+: <cite><a href="memberlist…">Bob</a> wrote: …</cite>
+        return collapse(_text(link)) or None
     found = _WROTE.match(collapse(_text(header)))
     return found["author"] if found else None
 
@@ -226,7 +252,7 @@ def split_topic_url(url: str) -> TopicUrl | None:
 
 def _start(topic: TopicUrl) -> int:
     start = topic.get("start") or "0"
-    return int(start) if start.isdigit() else 0
+    return int(start) if start.isdecimal() else 0  # isdigit() takes "²", int() does not
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,14 +285,19 @@ _PAGE_OF = re.compile(
     r"(?:Page|P[áa]gina|Seite|Strona)\s+(\d+)\s+(?:of|de|di|von|sur|z)\s+(\d+)"
     r"|(?<![\d/])(\d+)\s*/\s*(\d+)(?![\d/])", re.IGNORECASE)
 
-_SUBSILVER_ANCHORS = etree.XPath("//span[contains(@class, 'name')]/a[@name]")
+# What a text needs to hold a page number: a character str.isdigit() may take (every \d of
+# _PAGE_OF is one): 0-9, the Latin-1 ¹²³, or a character past Latin-1. Most pagination boxes
+# (subSilver's "Back to top" on every post, "View previous topic", &nbsp;) hold none.
+_MAY_NUMBER = re.compile("[0-9\xb2\xb3\xb9\u0100-\U0010ffff]")
+
+
+def _page_of(text: str) -> re.Match[str] | None:
+    """"Page x of y" (or "x / y") in a box's text; a text with no digit is spared the search."""
+    return _PAGE_OF.search(collapse(text)) if _MAY_NUMBER.search(text) else None
+
 _START = re.compile(r"[?&](?:amp;)?start=(\d+)")
 _MESSAGE_BOX = ("//div[@id='message']", "//div[contains(@class, 'panel')][.//h2]",
                 "//table[contains(@class, 'forumline')]//span[contains(@class, 'gen')]")
-
-
-def _is_post_id(value: str | None, prefix: str = "") -> bool:
-    return value is not None and value.startswith(prefix) and value[len(prefix):].isdigit()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,7 +327,9 @@ class PhpBB(Engine):
         return f"t={tid}" if tid else f"p={topic.get('p')}"
 
     def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
-        topic = self._topic(url)
+        return self._topic_page_url(self._topic(url), number, per_page)
+
+    def _topic_page_url(self, topic: TopicUrl, number: int, per_page: int | None) -> str:
         keep = [(k, v) for k, v in topic.query if k in ("f", "t")] or \
                [(k, v) for k, v in topic.query if k == "p"]
         keep.append(("start", str((max(number, 1) - 1) * (per_page or self.default_per_page))))
@@ -324,7 +357,8 @@ class PhpBB(Engine):
     # Pages --------------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        root = _parse(data)
+        encoding = parser_encoding(data)
+        root = _parse(data, encoding)
         elements, flavour, pagination = _post_elements(root)
         truncated = b"</html" not in data[-1024:].lower()  # a cut download ends early
         if not elements:
@@ -338,7 +372,8 @@ class PhpBB(Engine):
         boxes = Pagination.read(pagination)
         per_page = ctx.per_page or boxes.per_page(ctx.url) or \
             (15 if flavour == "subsilver" else self.default_per_page)
-        number, count = self._number_and_count(boxes, ctx.url, per_page)
+        topic = split_topic_url(ctx.url)  # once: the page number, next page and thread id use it
+        number, count = self._number_and_count(boxes, topic, per_page)
         reader = _PostReader(self, ctx, flavour)
         offset = (number - 1) * per_page
         posts, hidden = [], []
@@ -349,9 +384,9 @@ class PhpBB(Engine):
             else:
                 posts.append(reader.read(pid, element, parts, offset + i + 1))
         return Page(url=ctx.url, number=number, count=count, posts=tuple(posts),
-                    thread_id=_thread_id(root, ctx.url), title=_title(root),
-                    next_url=self._next_url(boxes, ctx.url, number, count, per_page),
-                    notes=_footer_notes(data, ctx) + tuple(hidden))
+                    thread_id=_thread_id(root, topic, ctx.url), title=_title(root),
+                    next_url=self._next_url(boxes, ctx.url, topic, number, count, per_page),
+                    notes=_footer_notes(data, encoding, ctx) + tuple(hidden))
 
     def _why_no_posts(self, root: HtmlElement, data: bytes) -> str:
         text = collapse(_text(root))
@@ -367,7 +402,7 @@ class PhpBB(Engine):
             return "phpBB page without posts"
         return "no phpBB markup found"
 
-    def _number_and_count(self, boxes: Pagination, url: str,
+    def _number_and_count(self, boxes: Pagination, topic: TopicUrl | None,
                           per_page: int) -> tuple[int, int | None]:
         """Page x of y from the pagination text, else the active item, else start= (§2.1)."""
         if boxes.shown:
@@ -375,16 +410,15 @@ class PhpBB(Engine):
         count = max(boxes.numbers) if boxes.numbers else None
         if boxes.active:
             return boxes.active, max(count or 0, boxes.active)
-        topic = split_topic_url(url)
         number = _start(topic) // per_page + 1 if topic else 1
         return number, max(count, number) if count else None
 
-    def _next_url(self, boxes: Pagination, url: str, number: int, count: int | None,
-                  per_page: int) -> str | None:
+    def _next_url(self, boxes: Pagination, url: str, topic: TopicUrl | None, number: int,
+                  count: int | None, per_page: int) -> str | None:
         if boxes.next_href:
             return self.normalise_url(urljoin(url, boxes.next_href))
-        if count is not None and number < count and split_topic_url(url):
-            return self.page_url(url, number + 1, per_page)
+        if count is not None and number < count and topic:
+            return self._topic_page_url(topic, number + 1, per_page)
         return None
 
 
@@ -395,7 +429,7 @@ class Pagination:
     shown: tuple[int, int] | None  # "Page x of y"
     active: int | None  # li.active span (3.1+)
     numbers: tuple[int, ...]  # page numbers shown as links or current
-    starts: tuple[int, ...]  # start= of every pagination link
+    links: str  # the hrefs of the links holding start=, one a line (their values: per_page)
     next_href: str | None  # a[rel=next]
 
     @classmethod
@@ -404,42 +438,52 @@ class Pagination:
         active: int | None = None
         next_href: str | None = None
         numbers: list[int] = []
-        starts: list[int] = []
+        links: list[str] = []
+        paged = False  # a link read so far holds a start= value
         for box in boxes:
-            found = None if shown else _PAGE_OF.search(collapse(_text(box)))
+            text = _text(box)
+            found = None if shown else _page_of(text)
             if found:
                 number, count = (int(g) for g in found.groups() if g is not None)
                 shown = (number, count)
-            for item in box.iter("a", "span", "strong", "b", "li"):
+            # A box without a digit has no page number in it: only its links' hrefs count.
+            tags = ("a", "span", "strong", "b", "li") if _MAY_NUMBER.search(text) else ("a",)
+            box_links: list[str] = []
+            for item in box.iter(*tags):
                 tag = item.tag
                 if tag == "li":
                     if active is None and "active" in (item.get("class") or "").split():
                         label = collapse(_text(item))
-                        active = int(label) if label.isdigit() else None
+                        active = int(label) if label.isdecimal() else None
                     continue
-                text = item.text
-                if text:
-                    text = text.strip()
-                    if text.isdigit() and len(text) < 6:
-                        numbers.append(int(text))
+                label = item.text
+                if label:
+                    label = label.strip()
+                    if label.isdecimal() and len(label) < 6:  # not "²": int() refuses it
+                        numbers.append(int(label))
                 href = item.get("href") if tag == "a" else None
                 if href:
                     if "start=" in href:  # _START's literal: most links have none
-                        starts.extend(map(int, _START.findall(href)))
+                        box_links.append(href)
                     if next_href is None and item.get("rel") == "next":
                         next_href = href
+            if box_links:  # one _START search per box, not per link
+                links.append("\n".join(box_links))
+                paged = paged or _START.search(links[-1]) is not None
             # prosilver repeats the same box above and below the posts: once one box has
             # given "Page x of y" and its links, the next adds nothing (subSilver splits them
             # over two boxes, so it reads on).
-            if shown and numbers and starts:
+            if shown and numbers and paged:
                 break
-        return cls(shown, active, tuple(numbers), tuple(starts), next_href)
+        return cls(shown, active, tuple(numbers), "\n".join(links), next_href)
 
     def per_page(self, url: str) -> int | None:
-        """The step between the links' start= values (greatest common divisor)."""
+        """The step between the start= values of the links and the URL (greatest common
+        divisor); read only when the game file gives no page size. No _START match spans
+        the line break between two hrefs."""
         step = 0
-        for start in (*self.starts, *(int(n) for n in _START.findall(url))):
-            step = gcd(step, start)
+        for start in _START.findall(f"{self.links}\n{url}"):
+            step = gcd(step, int(start))
         return step or None
 
 
@@ -454,11 +498,11 @@ _PART_WORDS = re.compile("post|content|notice|signature|author")
 _POST_ID = re.compile(r"p\d+$")
 
 
-def _part_kind(element: HtmlElement) -> str | None:
-    classes = (element.get("class") or "").split()
-    if element.tag == "dl":
+def _part_kind(tag: str, class_attr: str) -> str | None:
+    classes = class_attr.split()
+    if tag == "dl":
         return "profile" if "postprofile" in classes else None
-    if element.tag == "p" and "author" in classes:
+    if tag == "p" and "author" in classes:
         return "author"
     if "post_deleted_msg" in classes or "post-notice" in classes:
         return "deleted" if "post_deleted_msg" in classes or "deleted" in classes else None
@@ -473,8 +517,9 @@ def _parts_of(post: HtmlElement) -> Parts:
     parts: Parts = {}
     search = _PART_WORDS.search
     for element in post.iterdescendants("div", "dl", "p"):
-        if search(element.get("class") or ""):
-            kind = _part_kind(element)
+        classes = element.get("class")
+        if classes and search(classes):
+            kind = _part_kind(element.tag, classes)
             if kind is not None and kind not in parts:
                 parts[kind] = element
     return parts
@@ -504,23 +549,31 @@ def _subsilver_parts(row: HtmlElement) -> Parts:
     the name (date), the cell holding span.postbody (message), span.gensmall after it (edit)."""
     parts: Parts = {}
     for span in row.iter("span"):
-        classes = span.get("class") or ""
-        if "name" in classes.split() and "name" not in parts:
-            bold = span.find(".//b")
-            parts["name"] = bold if bold is not None else span
+        classes = span.get("class")
+        if not classes:
+            continue
+        if "name" in classes and "name" not in parts and "name" in classes.split():
+            parts["name"] = next(span.iter("b"), span)
         elif "postdetails" in classes and "author" not in parts and not _beside_name(span):
             parts["author"] = span
         elif "postbody" in classes and "content" not in parts:
             parts["content"] = span.getparent()
-        elif "gensmall" in classes and span.getparent() is parts.get("content"):
-            parts.setdefault("notice", span)
+        elif "gensmall" in classes and "notice" not in parts and \
+                span.getparent() is parts.get("content"):
+            parts["notice"] = span
     return parts
 
 
 def _beside_name(span: HtmlElement) -> bool:
-    cell = next(span.iterancestors("td"), None)
-    return cell is not None and any(
-        child.tag == "span" and "name" in (child.get("class") or "").split() for child in cell)
+    cell = span.getparent()
+    while cell is not None and cell.tag != "td":
+        cell = cell.getparent()
+    if cell is None:
+        return False
+    for child in cell.iterchildren("span"):
+        if "name" in (child.get("class") or "").split():
+            return True
+    return False
 
 
 def _post_elements(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Parts]], str,
@@ -530,15 +583,30 @@ def _post_elements(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Part
     posts, boxes = _landmarks(root)
     if posts:
         return posts, "prosilver", boxes
-    rows: dict[str, tuple[HtmlElement, Parts]] = {}
-    for anchor in _SUBSILVER_ANCHORS(root):
-        if _is_post_id(anchor.get("name")):
-            row = next(anchor.iterancestors("tr"), None)
-            if row is not None:
-                rows[anchor.get("name")] = (row, _subsilver_parts(row))
+    # The table styles mark posts by named anchors: one walk finds them for both.
+    anchors = [anchor for anchor in root.iter("a") if anchor.get("name")]
+    rows = _subsilver_posts(anchors)
     if rows:
         return rows, "subsilver", boxes
-    return _subsilver2_posts(root), "subsilver2", _with_page_links(boxes)
+    return _subsilver2_posts(anchors), "subsilver2", _with_page_links(boxes)
+
+
+def _subsilver_posts(anchors: list[HtmlElement]) -> dict[str, tuple[HtmlElement, Parts]]:
+    """Post id -> (row, parts) for each span.name > a[name=ID] (§2.2), in page order."""
+    rows: dict[str, tuple[HtmlElement, Parts]] = {}
+    for anchor in anchors:
+        name = anchor.get("name")
+        if name.isdigit() and _in_name_span(anchor):
+            row = next(anchor.iterancestors("tr"), None)
+            if row is not None:
+                rows[name] = (row, _subsilver_parts(row))
+    return rows
+
+
+def _in_name_span(anchor: HtmlElement) -> bool:
+    """span[contains(@class, 'name')] > a, as a test of the anchor's parent."""
+    parent = anchor.getparent()
+    return parent is not None and parent.tag == "span" and "name" in (parent.get("class") or "")
 
 
 # subsilver2 (phpBB 3.0-3.2's table style, viewtopic_body.html): each post is a table.tablebg
@@ -548,20 +616,22 @@ def _post_elements(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Part
 # A hidden post (ignored author, 3.1+ soft-deleted) is a header row of one td.gensmall only.
 
 
-def _subsilver2_posts(root: HtmlElement) -> dict[str, tuple[HtmlElement, Parts]]:
-    """Post id -> (header row, parts), in page order; empty when no header row has a
-    b.postauthor (the page is another style's)."""
+def _subsilver2_posts(anchors: list[HtmlElement]) -> dict[str, tuple[HtmlElement, Parts]]:
+    """Post id -> (header row, parts), in page order, from the page's named anchors; empty when
+    no header row has a b.postauthor (the page is another style's)."""
     heads: dict[str, HtmlElement] = {}
-    for anchor in root.iter("a"):
+    for anchor in anchors:
         name = anchor.get("name")
-        if name and _POST_ID.match(name):
+        if _POST_ID.match(name):
             row = _header_row(anchor)
             if row is not None:
                 heads.setdefault(name[1:], row)
-    if not any(_postauthor(row) is not None for row in heads.values()):
+    names = {pid: _postauthor(row) for pid, row in heads.items()}
+    if not any(name is not None for name in names.values()):
         return {}
     starts = set(heads.values())
-    return {pid: (row, _subsilver2_parts(_post_rows(row, starts))) for pid, row in heads.items()}
+    return {pid: (row, _subsilver2_parts(_post_rows(row, starts), names[pid]))
+            for pid, row in heads.items()}
 
 
 def _header_row(anchor: HtmlElement) -> HtmlElement | None:
@@ -592,17 +662,18 @@ def _postauthor(row: HtmlElement) -> HtmlElement | None:
     return None
 
 
-def _subsilver2_parts(rows: list[HtmlElement]) -> Parts:
-    name = _postauthor(rows[0])
+def _subsilver2_parts(rows: list[HtmlElement], name: HtmlElement | None) -> Parts:
+    """The parts of one post's rows; `name` is the header row's b.postauthor."""
     content, footer = None, []
     for at, row in enumerate(rows):
         content = _first_postbody(row)
         if content is not None:
             footer = rows[at + 1:]
             break
-    cells = rows[0].findall("td")
-    if name is None and content is None and len(cells) == 1:
-        return {"hidden": cells[0]}
+    if name is None and content is None:
+        cells = rows[0].findall("td")
+        if len(cells) == 1:
+            return {"hidden": cells[0]}
     parts: Parts = {}
     if name is not None:
         parts["name"] = name
@@ -621,7 +692,8 @@ def _subsilver2_parts(rows: list[HtmlElement]) -> Parts:
 
 def _first_postbody(row: HtmlElement) -> HtmlElement | None:
     for element in row.iter("div", "span"):
-        if "postbody" in (element.get("class") or "").split():
+        classes = element.get("class")
+        if classes and "postbody" in classes and "postbody" in classes.split():
             return element
     return None
 
@@ -629,9 +701,12 @@ def _first_postbody(row: HtmlElement) -> HtmlElement | None:
 def _posted_label(head: HtmlElement, name: HtmlElement) -> HtmlElement | None:
     """The last bold label of the header row, "<b>Posted:</b>": the date follows it (the
     subject, user text, comes before it)."""
-    inside = set(name.iter())
-    labels = [bold for bold in head.iter("b", "strong") if bold not in inside]
-    return labels[-1] if labels else None
+    inside = set(name.iter()) if len(name) else None  # bold inside a name is no label
+    label = None
+    for bold in head.iter("b", "strong"):
+        if bold is not name and (inside is None or bold not in inside):
+            label = bold
+    return label
 
 
 def _after_message(content: HtmlElement) -> Parts:
@@ -643,10 +718,11 @@ def _after_message(content: HtmlElement) -> Parts:
     element = content
     while True:
         for sibling in element.itersiblings():
-            classes = (sibling.get("class") or "").split()
-            if "postbody" in classes and collapse(_text(sibling)).startswith(_SIG_RULE):
+            classes = sibling.get("class")
+            if classes and "postbody" in classes.split() and \
+                    collapse(_text(sibling)).startswith(_SIG_RULE):
                 parts.setdefault("signature", sibling)
-            elif "notice" not in parts:
+            elif "notice" not in parts and (sibling.tag == "span" or sibling.tag == "table"):
                 notice = _edit_span(sibling)
                 if notice is not None:
                     parts["notice"] = notice
@@ -658,14 +734,14 @@ def _after_message(content: HtmlElement) -> Parts:
 
 def _edit_span(element: HtmlElement) -> HtmlElement | None:
     """`element` itself when it is an edit notice span, or the notice in its td.row3."""
-    if element.tag == "span":
-        spans = [element]
-    elif element.tag == "table":
-        spans = [span for span in element.iter("span")
-                 if "row3" in (span.getparent().get("class") or "").split()]
-    else:
+    tag = element.tag
+    if tag == "span":
+        return element if _is_edit_notice(element) else None
+    if tag != "table":
         return None
-    return next((span for span in spans if _is_edit_notice(span)), None)
+    return next((span for span in element.iter("span")
+                 if "row3" in (span.getparent().get("class") or "").split()
+                 and _is_edit_notice(span)), None)
 
 
 def _is_edit_notice(span: HtmlElement) -> bool:
@@ -680,13 +756,12 @@ def _with_page_links(boxes: list[HtmlElement]) -> list[HtmlElement]:
     out = []
     for box in boxes:
         out.append(box)
-        if box.tag == "td" and _PAGE_OF.search(collapse(_text(box))):
+        if box.tag == "td" and _page_of(_text(box)):
             out.extend(box.itersiblings("td"))
     return out
 
 
-def _thread_id(root: HtmlElement, url: str) -> str | None:
-    topic = split_topic_url(url)
+def _thread_id(root: HtmlElement, topic: TopicUrl | None, url: str) -> str | None:
     if topic and topic.get("t"):
         return topic.get("t")
     for href in compiled("//a[contains(@href, 'viewtopic')]/@href")(root):
@@ -706,12 +781,12 @@ def _title(root: HtmlElement) -> str | None:
     return collapse(_text(heading)) if heading is not None else None
 
 
-def _footer_notes(data: bytes, ctx: PageContext) -> tuple[str, ...]:
+def _footer_notes(data: bytes, encoding: str, ctx: PageContext) -> tuple[str, ...]:
     """§2.4: the footer's "All times are UTC-03:00" is a check on the game file's zone."""
     at = _last_footer_marker(data)
     if at < 0:
         return ()
-    window = data[at: at + 600].decode(parser_encoding(data), "replace")
+    window = data[at: at + 600].decode(encoding, "replace")
     found = _FOOTER_ZONE.search(_TAGS.sub(" ", window))
     if not found:
         return ()
@@ -766,13 +841,6 @@ _PROFILE_NAME = (f".//dl[{has_class_xpath('postprofile')}]//dt//a[contains(@clas
 # the message is the cell holding the postbody spans, not the first span (§2.2).
 _MESSAGE = (f".//div[{has_class_xpath('content')}]", ".//td[span[contains(@class, 'postbody')]]",
             ".//span[contains(@class, 'postbody')]")
-_SIGNATURE = (f".//div[{has_class_xpath('signature')}]",)
-_DELETED = (f".//div[{has_class_xpath('post_deleted_msg')}]",
-            f".//*[{has_class_xpath('post-notice')}][{has_class_xpath('deleted')}]")
-_EDIT_NOTICE = ((f".//div[{has_class_xpath('notice')}][not({has_class_xpath('post_deleted_msg')})]"
-                f"[not({has_class_xpath('deleted')})]"),
-                (".//span[contains(@class, 'postbody')]/following-sibling::span"
-                "[contains(@class, 'gensmall')]"))
 _USER_ID = re.compile(r"[?&](?:amp;)?u=(\d+)")
 _LABEL = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)*:\s*")  # "Posted: ", "Publicado: "
 
@@ -829,13 +897,13 @@ class _PostReader:
         anchor = post_id if self.flavour == "subsilver" else f"p{post_id}"
         return f"?p={post_id}#{anchor}"
 
-    def _part(self, scope: HtmlElement, kind: str, fallback: tuple[str, ...],
-              optional: bool = False) -> HtmlElement | None:
+    def _part(self, scope: HtmlElement, kind: str, fallback: tuple[str, ...]) -> HtmlElement | None:
         """The part found by the page pass; searched in the post when the pass missed it (a
-        moved template part), except optional parts, which are simply absent. subsilver2's
-        pass searched all the post's rows already: its fallback would be another post's."""
+        moved template part). Optional parts (edit notice, signature) are read from the pass
+        alone: absent is their usual state. subsilver2's pass searched all the post's rows
+        already: its fallback would be another post's."""
         found = self.parts.get(kind)
-        if found is not None or optional or self.flavour == "subsilver2":
+        if found is not None or self.flavour == "subsilver2":
             return found
         return first(scope, fallback)
 
@@ -849,7 +917,7 @@ class _PostReader:
         name = collapse(_text(found)) if found is not None else ""
         if found is None or not name:
             raise self._fail(post_id, "no author name (changed template?)")
-        link = found if found.tag == "a" else next(iter(_PROFILE_LINK(found)), None)
+        link = found if found.tag == "a" else _profile_link(found)
         if link is None and self.flavour == "subsilver":
             link = _subsilver_profile_link(scope)
         elif link is None:
@@ -869,7 +937,7 @@ class _PostReader:
         if naive is None:
             raise self._fail(post_id, f"cannot read the date {text!r}")
         localised = times.localise(naive, self.ctx.zone)
-        return ShownTime(text, localised.utc, tuple(n for n in (localised.note,) if n))
+        return ShownTime(text, localised.utc, (localised.note,) if localised.note else ())
 
     def _machine_time(self, stamp: str, text: str) -> ShownTime:
         """<time datetime> wins (DESIGN.md "Time"); a display text more than a minute away
@@ -889,17 +957,17 @@ class _PostReader:
         return ShownTime(text, utc, (note,))
 
     def _edit(self, scope: HtmlElement) -> EditMarker | None:
-        notice = self._part(scope, "notice", _EDIT_NOTICE, optional=True)
+        notice = self.parts.get("notice")
         if notice is None or not collapse(_text(notice)):
             return None
-        links = _PROFILE_LINK(notice)
-        editor = collapse(_text(links[0])) if links else None
+        link = _profile_link(notice)
+        editor = collapse(_text(link)) if link is not None else None
         return read_edit(_text(notice), editor, self.fetched_local, self.ctx.zone)
 
     def _with_signature(self, body: Body, scope: HtmlElement) -> Body:
         if self.flavour == "subsilver":
             return split_signature(body)
-        signature = self._part(scope, "signature", _SIGNATURE, optional=True)
+        signature = self.parts.get("signature")
         if signature is None or body.signature:
             return body
         text = block_text(signature)
@@ -951,7 +1019,7 @@ def _subsilver_profile_link(row: HtmlElement) -> HtmlElement | None:
     following = row.getnext()
     if following is None or _holds_post_anchor(following):
         return None
-    return next(iter(_PROFILE_LINK(following)), None)
+    return _profile_link(following)
 
 
 def _holds_post_anchor(row: HtmlElement) -> bool:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import random
+import re
 from datetime import datetime
 from pathlib import Path
 
 import casefiles
 import pytest
+from lxml import etree
 
 from tally import times
 from tally.adapters.base import PageContext
-from tally.adapters.phpbb import PhpBB, read_edit, read_shown_time
+from tally.adapters.html import parser_encoding
+from tally.adapters.phpbb import _MAY_NUMBER, PhpBB, _parse, read_edit, read_shown_time
 from tally.errors import NotAThreadPage, TruncatedPage
 
 ENGINE = PhpBB()
@@ -59,6 +63,15 @@ def test_kira_pages_link_and_count() -> None:
                                            f"{TOPIC}&start=45", None]
     assert {(p.thread_id, p.title) for p in pages} == {("412", "Kira Game 7 — Day 1")}
     assert pages[0].notes == ("footer says 'All times are UTC'",)
+
+
+@pytest.mark.parametrize("label", ["²", "③", "٣"])
+def test_a_page_link_in_other_digits_is_read_or_left_not_a_crash(label: str) -> None:
+    """str.isdigit() takes "²" and "③", which int() refuses: such a label is no page number;
+    Arabic-Indic "٣" is a decimal digit, read as 3."""
+    data = _kira_page(1).replace(b'role="button">4</a>', f'role="button">{label}</a>'.encode(), 1)
+    page = ENGINE.parse_page(data, _ctx(f"{TOPIC}&start=²"))
+    assert (page.number, page.count, len(page.posts)) == (1, 4, 15)  # "1 / 4" is shown
 
 
 def test_per_page_comes_from_the_links_or_the_game_file() -> None:
@@ -335,3 +348,69 @@ def test_phpbb2_latin1_page_is_read_as_browsers_read_it() -> None:
     data = case.pages[0].data.replace(b"Tom's defence is weak.", b"Tom\x92s defence is weak \x80.")
     page = ENGINE.parse_page(data, case.pages[0].ctx)
     assert {p.id: p.body.own for p in page.posts}["306"] == "Tom’s defence is weak €."
+
+
+# --- windows-1252 pages: decoded by Python's codec, read as libxml2's iconv reads them ---------
+
+PHPBB2 = casefiles.FIXTURES / "phpbb" / "phpbb2-en"
+_CP1252_DEFINED = [byte for byte in range(0x80, 0x100) if byte not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)]
+
+
+def _as_libxml2_reads(data: bytes) -> bytes:
+    """The tree libxml2 builds decoding the page itself (what _parse did before it decoded
+    windows-1252 in Python), serialised."""
+    parser = etree.HTMLParser(encoding=parser_encoding(data), remove_comments=True,
+                              collect_ids=False)
+    return etree.tostring(etree.fromstring(data, parser=parser))
+
+
+def _phpbb2_page(number: int = 1) -> bytes:
+    return (PHPBB2 / f"page-{number}.html").read_bytes()
+
+
+def _scattered(data: bytes, seed: int, count: int, values: list[int]) -> bytes:
+    """`count` bytes of the page overwritten with `values`, anywhere (tags, attributes, text)."""
+    rng = random.Random(seed)
+    out = bytearray(data)
+    for _ in range(count):
+        out[rng.randrange(len(out))] = rng.choice(values)
+    return bytes(out)
+
+
+_MESSAGE = b"Vote with ##vote Name."
+_CP1252_PAGES = {
+    "page 1": _phpbb2_page(1),
+    "page 2": _phpbb2_page(2),
+    "every defined byte in a message": _phpbb2_page().replace(
+        _MESSAGE, bytes(_CP1252_DEFINED) + _MESSAGE),
+    "curly quotes and euro in a name": _phpbb2_page().replace(b"<b>Zo\xeb</b>", b"<b>\x93Zo\x92\x80</b>"),
+    "high bytes in attributes": _phpbb2_page().replace(b'class="row1"', b'class="row1 \xe9\x9f"'),
+    "an undefined byte (left to libxml2)": _phpbb2_page().replace(_MESSAGE, b"\x81\x9d" + _MESSAGE),
+    "a NUL byte": _phpbb2_page().replace(_MESSAGE, b"a\x00b" + _MESSAGE),
+    "a UTF-8 byte order mark": b"\xef\xbb\xbf" + _phpbb2_page(),
+    "declared windows-1252": _phpbb2_page().replace(b"charset=iso-8859-1", b"charset=windows-1252"),
+    **{f"scattered bytes, seed {seed}": _scattered(
+        _phpbb2_page(1 + seed % 2), seed, 1 + seed * 3,
+        [*_CP1252_DEFINED, 0x09, 0x0A, 0x0D, 0x22, 0x26, 0x27, 0x3C, 0x3D, 0x3E, 0x7F])
+       for seed in range(40)},
+}
+
+
+@pytest.mark.parametrize("data", _CP1252_PAGES.values(), ids=_CP1252_PAGES.keys())
+def test_windows_1252_page_parses_as_libxml2_decodes_it(data: bytes) -> None:
+    assert etree.tostring(_parse(data, parser_encoding(data))) == _as_libxml2_reads(data)
+
+
+def test_the_windows_1252_cases_reach_the_python_decoding() -> None:
+    assert parser_encoding(_CP1252_PAGES["declared windows-1252"]) == "windows-1252"
+    assert sum(parser_encoding(data) in ("cp1252", "windows-1252")
+               for data in _CP1252_PAGES.values()) > 30
+
+
+def test_only_boxes_without_any_digit_skip_the_page_number_reading() -> None:
+    # Pagination reads page numbers (str.isdigit, _PAGE_OF's \d) only in boxes _MAY_NUMBER
+    # finds something in: it must find every character either could take.
+    digits = [chr(code) for code in range(0x110000)
+              if chr(code).isdigit() or re.match(r"\d", chr(code))]
+    assert len(digits) > 700
+    assert all(_MAY_NUMBER.match(digit) for digit in digits)
