@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import cache, partial
+from functools import partial
 from math import gcd
 from urllib.parse import urljoin, urlsplit
 
@@ -68,10 +68,29 @@ _PARSERS = threading.local()  # lxml parsers are not to be shared between thread
 def _parse(data: bytes) -> HtmlElement:
     """parse_tree(data), with one parser per charset and thread (building a parser costs a
     tenth of parsing a small page) and without the id index, which nothing here reads."""
-    root = etree.fromstring(data, parser=parser(parser_encoding(data)))
+    charset = parser_encoding(data)
+    if charset == "cp1252":
+        data, charset = _as_utf8(data)
+    root = etree.fromstring(data, parser=parser(charset))
     if root is None:
         return lxml_html.document_fromstring(b"<html></html>")
     return root
+
+
+_BYTE_ORDER_MARKS = (b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")
+
+
+def _as_utf8(data: bytes) -> tuple[bytes, str]:
+    """A windows-1252 page and its charset, as UTF-8 when Python's table decodes every byte:
+    libxml2 reads the UTF-8 it would have converted the page to itself, far faster than through
+    iconv. A page with a byte the table leaves undefined, or a byte-order mark (which libxml2
+    may read before the charset it is given), stays as it is."""
+    if data.startswith(_BYTE_ORDER_MARKS):
+        return data, "cp1252"
+    try:
+        return data.decode("cp1252").encode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data, "cp1252"
 
 
 def parser(charset: str) -> etree.HTMLParser:
@@ -94,6 +113,19 @@ def _paths(*xpaths: str) -> tuple[etree.XPath, ...]:
     return tuple(etree.XPath(path) for path in xpaths)
 
 
+def _ca(name: str) -> str:
+    """_c(name) for a class attribute node itself (`.`)."""
+    return f"contains(., '{name}') and contains(concat(' ', normalize-space(.), ' '), ' {name} ')"
+
+
+def _classed(tag: str, name: str, unless: str | None = None) -> str:
+    """An XPath step to the `tag` descendants whose class list holds `name` (and not `unless`),
+    through their class attributes: `descendant::tag[_c(name)]` tests @class from every `tag`,
+    building a node-set each time, and costs about a quarter more."""
+    test = _ca(name) + (f" and not({_ca(unless)})" if unless else "")
+    return f"descendant::{tag}/@class[{test}]/.."
+
+
 @dataclass(frozen=True, slots=True)
 class Theme:
     name: str
@@ -105,47 +137,45 @@ class Theme:
 THEMES: dict[str, Theme] = {
     "phpbb2": Theme(
         "phpbb2",
-        author=_paths(f"descendant::span[{_c('name')}]"),
-        date=_paths(f"descendant::span[{_c('postdetails')} and not({_c('poster-profile')})]"),
-        message=_paths(f"descendant::div[{_c('postbody')}]/div[1]"),
+        author=_paths(_classed("span", "name")),
+        date=_paths(_classed("span", "postdetails", unless="poster-profile")),
+        message=_paths(_classed("div", "postbody") + "/div[1]"),
     ),
     "phpbb3": Theme(
         "phpbb3",
-        author=_paths(f"descendant::div[{_c('postprofile')}]/descendant::dt",
-                      f"descendant::p[{_c('author')}]"),
-        date=_paths(f"descendant::p[{_c('author')}]"),
-        message=_paths(f"descendant::div[{_c('content')}]/div[1]"),
+        author=_paths(_classed("div", "postprofile") + "/descendant::dt",
+                      _classed("p", "author")),
+        date=_paths(_classed("p", "author")),
+        message=_paths(_classed("div", "content") + "/div[1]"),
     ),
     "punbb": Theme(
         "punbb",
-        author=_paths(f"descendant::h4[{_c('username')}]"),
-        date=_paths(f"descendant::div[{_c('posthead')}]/h2", f"descendant::div[{_c('posthead')}]"),
+        author=_paths(_classed("h4", "username")),
+        date=_paths(_classed("div", "posthead") + "/h2", _classed("div", "posthead")),
         message=_paths(
-            f"descendant::div[{_c('entry-content')}]/div[not({_c('vote')})][1]/div[1]",
-            f"descendant::div[{_c('entry-content')}]",
+            _classed("div", "entry-content") + f"/div[not({_c('vote')})][1]/div[1]",
+            _classed("div", "entry-content"),
         ),
     ),
     "invision": Theme(
         "invision",
-        author=_paths(f"descendant::dl[{_c('postprofile-details')}]",
-                      f"descendant::div[{_c('postprofile')}]"),
-        date=_paths(f"descendant::div[{_c('postbody-head')}]/descendant::p[{_c('author')}]",
-                    f"descendant::p[{_c('author')}]"),
-        message=_paths(f"descendant::div[{_c('post-entry')}]/div[1]"),
+        author=_paths(_classed("dl", "postprofile-details"), _classed("div", "postprofile")),
+        date=_paths(_classed("div", "postbody-head") + "/" + _classed("p", "author"),
+                    _classed("p", "author")),
+        message=_paths(_classed("div", "post-entry") + "/div[1]"),
     ),
     "modernbb": Theme(
         "modernbb",
-        author=_paths(f"descendant::div[{_c('postprofile-name')}]",
-                      f"descendant::div[{_c('postprofile')}]/descendant::dt"),
-        date=_paths(f"descendant::div[{_c('topic-date')}]"),
-        message=_paths(f"descendant::div[{_c('content')}]/div[1]"),
+        author=_paths(_classed("div", "postprofile-name"),
+                      _classed("div", "postprofile") + "/descendant::dt"),
+        date=_paths(_classed("div", "topic-date")),
+        message=_paths(_classed("div", "content") + "/div[1]"),
     ),
     "awesomebb": Theme(
         "awesomebb",
-        author=_paths(f"descendant::span[{_c('post-author-name')}]",
-                      f"descendant::aside[{_c('post-aside')}]"),
-        date=_paths(f"descendant::span[{_c('post-date')}]", f"descendant::div[{_c('post-footer')}]"),
-        message=_paths(f"descendant::div[{_c('post-content')}]"),
+        author=_paths(_classed("span", "post-author-name"), _classed("aside", "post-aside")),
+        date=_paths(_classed("span", "post-date"), _classed("div", "post-footer")),
+        message=_paths(_classed("div", "post-content")),
     ),
 }
 
@@ -174,24 +204,32 @@ def detect_theme(root: HtmlElement, data: bytes | None = None) -> str | None:
 def _skeleton(root: HtmlElement, post_wrap: bool) -> tuple[set[str], set[str], str]:
     """Class names, ids and stylesheet links of the page's outer layout (one pass each)."""
     values = _OUTER_CLASSES(root) + (_POST_WRAP_CLASSES(root) if post_wrap else [])
-    classes = {c for value in values for c in str(value).split()}
-    ids = {str(value) for value in _OUTER_IDS(root)}
-    return classes, ids, " ".join(str(h) for h in _STYLESHEETS(root)).lower()
+    classes = {c for value in values for c in value.split()}
+    return classes, set(_OUTER_IDS(root)), " ".join(_STYLESHEETS(root)).lower()
+
+
+def _strings(path: str) -> etree.XPath:
+    """A compiled XPath whose strings are plain str: no element behind each one to build."""
+    return etree.XPath(path, smart_strings=False)
 
 
 # Skeleton markers sit high in the tree (body's first levels), where a scan is cheap.
-_OUTER_CLASSES = etree.XPath("/html/body/@class | /html/body/*/@class | /html/body/*/*/@class")
+_OUTER_CLASSES = _strings("/html/body/@class | /html/body/*/@class | /html/body/*/*/@class")
 # ...but AwesomeBB's post-wrap may sit anywhere: a whole-page scan, run only when the bytes
 # hold the word.
-_POST_WRAP_CLASSES = etree.XPath("//div[contains(@class, 'post-wrap')][1]/@class")
-_OUTER_IDS = etree.XPath("/html/body/*/@id | /html/body/*/*/@id")
-_STYLESHEETS = etree.XPath("/html/head/link/@href")
+_POST_WRAP_CLASSES = _strings("//div[contains(@class, 'post-wrap')][1]/@class")
+_OUTER_IDS = _strings("/html/body/*/@id | /html/body/*/*/@id")
+_STYLESHEETS = _strings("/html/head/link/@href")
 
 
 def _theme_order(theme: str | None) -> tuple[Theme, ...]:
     """The detected theme first, then every other one: overridden templates mix them (§1.8)."""
     head = (THEMES[theme],) if theme else ()
     return head + tuple(t for t in THEMES.values() if t.name != theme)
+
+
+# Each theme's order, built once rather than for every page.
+_THEME_ORDERS = {name: _theme_order(name) for name in (*THEMES, None)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,6 +401,9 @@ def split_topic_url(url: str) -> TopicUrl | None:
 # ---------------------------------------------------------------------------------------------
 # The engine
 
+# What a Forumotion page names (its CDN, its brands), for looks_like().
+_MARKERS = (b"illiweb.com", b"forumotion", b"forumactif", b"foroactivo", b"forosactivos")
+
 
 class Forumotion(Engine):
     name = "forumotion"
@@ -386,7 +427,9 @@ class Forumotion(Engine):
         return f"{urlsplit(topic.base).netloc}/t{topic.topic}"
 
     def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
-        topic = self._topic(url)
+        return self._page_of(self._topic(url), number, per_page)
+
+    def _page_of(self, topic: TopicUrl, number: int, per_page: int | None = None) -> str:
         start = (max(number, 1) - 1) * (per_page or self.default_per_page)
         offset = f"p{start}" if start else ""
         return f"{topic.base}/t{topic.topic}{offset}-{topic.slug}"
@@ -395,16 +438,21 @@ class Forumotion(Engine):
         return self._topic(url).start // (per_page or self.default_per_page) + 1
 
     def looks_like(self, data: bytes) -> bool:
-        head = data[:200_000].lower()
-        markers = (b"illiweb.com", b"forumotion", b"forumactif", b"foroactivo", b"forosactivos")
-        return any(m in head for m in markers) or (
+        head = data[:200_000]
+        if any(m in head for m in _MARKERS):  # as most pages spell them: no lower-case copy
+            return True
+        head = head.lower()
+        return any(m in head for m in _MARKERS) or (
             b"post--" in head and b"showhiddenmessage" in head
         )
 
     # -- parsing ----------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        if b"</html" not in data[-8192:].lower():
+        # The closing tag in the last 8 KiB, searched from the end (where it is) before any
+        # lower-case copy is made.
+        if (data.rfind(b"</html", max(len(data) - 8192, 0)) < 0
+                and b"</html" not in data[-8192:].lower()):
             raise TruncatedPage(
                 f"{self.label}: {ctx.url}: truncated page (no closing </html>; cut download?)"
             )
@@ -420,36 +468,30 @@ class Forumotion(Engine):
         elements = _post_elements(root, signatures)
         if not elements:
             raise self.not_a_thread(ctx, _why_no_posts(root))
+        topic = split_topic_url(self.normalise_url(ctx.url))
+        resolve = _Resolver(ctx.url)
         text = data.decode("utf-8", "replace") if b"do_pagination_start" in data else ""
-        linked = cache(partial(_linked_starts, root, ctx.url))  # read at most once, if needed
+        linked = _once(partial(_linked_starts, root, resolve))  # read only if needed
         per_page = (js_per_page(text) or ctx.per_page
-                    or self._per_page_from_links(ctx, linked) or self.default_per_page)
-        number = self._number(ctx.url, root, per_page)
+                    or _per_page_from_links(topic, linked) or self.default_per_page)
+        number = self._number(topic, root, per_page)
         count = self._count(text, number, per_page, len(elements), linked)
         theme = detect_theme(root, data)
-        reader = PostReader(self, ctx, theme, data)
+        reader = PostReader(self, ctx, theme, data, resolve)
         posts, notes = reader.read_all(root, elements, (number - 1) * per_page, signatures)
         return Page(
             url=ctx.url,
             number=number,
             count=count,
             posts=tuple(posts),
-            thread_id=self._thread_id(ctx.url, root),
+            thread_id=topic.topic if topic else _thread_input(root),
             title=_title(root),
-            next_url=self.next_url(ctx.url, number, count, per_page),
+            next_url=self.next_url(topic, number, count, per_page),
             notes=(f"theme: {theme or 'unknown (custom templates)'}",) + tuple(notes),
         )
 
-    def _per_page_from_links(self, ctx: PageContext,
-                             linked: Callable[[], list[int]]) -> int | None:
-        """Posts per page when no JS says it (overridden pagination): the offsets in the page's
-        own URL and its pagination links are multiples of it (§1.6)."""
-        own = split_topic_url(ctx.url)
-        starts = [s for s in (own.start if own else 0, *linked()) if s]
-        return gcd(*starts) if starts else None
-
-    def _number(self, url: str, root: HtmlElement, per_page: int) -> int:
-        topic = split_topic_url(self.normalise_url(url))
+    def _number(self, topic: TopicUrl | None, root: HtmlElement, per_page: int) -> int:
+        """The page's number: from its URL (`topic`), else from the page itself."""
         if topic is None:  # a saved file: ask the page where it sits
             canonical = root.xpath("//link[@rel='canonical']/@href | //meta[@property='og:url']/@content")
             topic = split_topic_url(str(canonical[0])) if canonical else None
@@ -475,17 +517,25 @@ class Forumotion(Engine):
             return max(max(starts) // per_page + 1, number)
         return number if posts < per_page else None
 
-    def _thread_id(self, url: str, root: HtmlElement) -> str | None:
-        topic = split_topic_url(self.normalise_url(url))
-        if topic:
-            return topic.topic
-        found = root.xpath("//input[@name='t']/@value")
-        return str(found[0]) if found else None
-
-    def next_url(self, url: str, number: int, count: int | None, per_page: int) -> str | None:
-        if count is None or number >= count or not self.accepts(url):
+    def next_url(self, topic: TopicUrl | None, number: int, count: int | None,
+                 per_page: int) -> str | None:
+        """The next page's URL; `topic` is the page's URL split (None: no topic URL)."""
+        if count is None or number >= count or topic is None:
             return None
-        return self.page_url(url, number + 1, per_page)
+        return self._page_of(topic, number + 1, per_page)
+
+
+def _per_page_from_links(topic: TopicUrl | None, linked: Callable[[], list[int]]) -> int | None:
+    """Posts per page when no JS says it (overridden pagination): the offsets in the page's
+    own URL (`topic`) and its pagination links are multiples of it (§1.6)."""
+    starts = [s for s in (topic.start if topic else 0, *linked()) if s]
+    return gcd(*starts) if starts else None
+
+
+def _thread_input(root: HtmlElement) -> str | None:
+    """The thread id a page without its topic URL names in its forms (input name="t")."""
+    found = root.xpath("//input[@name='t']/@value")
+    return str(found[0]) if found else None
 
 
 def js_per_page(text: str) -> int | None:
@@ -507,19 +557,33 @@ _CURRENT_PAGE = etree.XPath(
     "/descendant::*[contains(@class, 'pagination')"
     " or (contains(@class, 'gensmall') and starts-with(normalize-space(.), 'P'))]"
     "/descendant-or-self::*[self::b or self::strong][not(ancestor::a)]/text()")
-_TOPIC_HREFS = etree.XPath("/descendant::a/@href[contains(., '/t') or contains(., 't=')]")
+# Every link's href: filtering them in Python costs less than XPath's contains() on each.
+_LINK_HREFS = _strings("/descendant::a/@href")
 
 
-def _linked_starts(root: HtmlElement, base: str) -> list[int]:
+def _linked_starts(root: HtmlElement, resolve: _Resolver) -> list[int]:
     """The start offsets of the topic pages the page links to (pagination, §1.6)."""
-    resolve = _Resolver(base)
     starts = []
-    for href in _TOPIC_HREFS(root):
-        if _may_name_a_topic(href):
-            start = resolve.topic_start(str(href))
-            if start is not None:
-                starts.append(start)
+    read: dict[str, int | None] = {}  # a page links to the same pages many times over
+    for href in _LINK_HREFS(root):
+        if href not in read:
+            read[href] = (resolve.topic_start(href) if ("/t" in href or "t=" in href)
+                          and _may_name_a_topic(href) else None)
+        start = read[href]
+        if start is not None:
+            starts.append(start)
     return starts
+
+
+def _once(read: Callable[[], list[int]]) -> Callable[[], list[int]]:
+    """`read`, run at first call only (functools.cache costs more to set up, per page)."""
+    done: list[list[int]] = []
+
+    def once() -> list[int]:
+        if not done:
+            done.append(read())
+        return done[0]
+    return once
 
 
 def _may_name_a_topic(href: str) -> bool:
@@ -610,25 +674,26 @@ class PostReader:
     """Reads the posts of one page; holds what every post needs (engine, context, themes)."""
 
     def __init__(self, engine: Forumotion, ctx: PageContext, theme: str | None,
-                 data: bytes) -> None:
+                 data: bytes, resolve: _Resolver | None = None) -> None:
         self.engine = engine
         self.data = data
         self.posts: set[int] = set()  # id() of each post element, for _edit_holders
         self.signatures: dict[int, list[HtmlElement]] = {}  # "sig" class elements by post
         self.ctx = ctx
-        self.themes = _theme_order(theme)
+        self.themes = _THEME_ORDERS[theme]
         self.fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
-        self.resolve = _Resolver(ctx.url)
+        self.resolve = resolve or _Resolver(ctx.url)
 
     def read_all(self, root: HtmlElement, elements: dict[str, HtmlElement], offset: int,
                  signatures: list[HtmlElement]) -> tuple[list[Post], list[str]]:
-        hidden = _hidden_blocks(root, self.data)
+        mentions = _hidden_mentions(root) if calls_hidden(self.data) else []
+        hidden = _hidden_blocks(mentions)
         self.posts = {id(e) for e in elements.values()}
         self.signatures = _signatures(signatures, self.posts)
         posts: list[Post] = []
         notes: list[str] = []
         position = offset
-        for slot_id, element in _slots(root, elements, hidden):
+        for slot_id, element in _slots(root, elements, hidden, mentions):
             position += 1
             if element is None:  # a postrow.hidden block with no post behind it
                 notes.append(f"post {slot_id} (#{position}) is hidden on the page and has no "
@@ -765,6 +830,7 @@ def _profile_link(scope: HtmlElement) -> tuple[str, str] | None:
 
 
 _PLAIN_PATH = re.compile(r"(?:/[^/?#;.\x00-\x20\x7f]+)+")
+_WEB = ("http", "https")
 
 
 class _Resolver:
@@ -786,7 +852,9 @@ class _Resolver:
 
     def prefix(self) -> str:
         if self._prefix is None:
-            self._prefix = urljoin(self.base, "/")[:-1]
+            parts = urlsplit(self.base)  # an http(s) base joins "/" as its scheme://host/
+            self._prefix = (f"{parts.scheme}://{parts.netloc}" if parts.scheme in _WEB
+                            else urljoin(self.base, "/")[:-1])
         return self._prefix
 
     def topic_start(self, href: str) -> int | None:
@@ -825,12 +893,20 @@ def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
     return found
 
 
-def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
-    """postrow.hidden blocks by post id: the showHiddenMessage(ID) link and its text (§1.2)."""
+def _hidden_mentions(root: HtmlElement) -> list[HtmlElement]:
+    """The elements whose attributes may name a hidden post, in document order: what both
+    _hidden_blocks() and _slots() look through (one search for the two)."""
+    return list(_parents(_HIDDEN_MENTIONS(root)))
+
+
+def _hidden_blocks(mentions: list[HtmlElement]) -> dict[str, str]:
+    """postrow.hidden blocks by post id: the showHiddenMessage(ID) link and its text (§1.2).
+    `mentions`: _hidden_mentions(), empty when the page calls no showHiddenMessage(id) (every
+    page defines the function; few call it with a number)."""
     found: dict[str, str] = {}
-    if not calls_hidden(data):
-        return found  # every page defines showHiddenMessage(id); few call it with a number
-    for node in _parents(_HIDDEN_ATTRS(root)):
+    for node in mentions:
+        if not _hidden_link(node):
+            continue
         raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
         match = _HIDDEN_REF.search(raw)
         if match:
@@ -841,30 +917,44 @@ def _hidden_blocks(root: HtmlElement, data: bytes) -> dict[str, str]:
 
 
 def calls_hidden(data: bytes) -> bool:
-    """_HIDDEN_BYTES.search(data), tried only where "idden", in both its words, is: one
-    bytes.find pass skips the rest of the page far faster than the regex, which has no literal
-    prefix to look for."""
-    at = data.find(b"idden")
-    while at >= 0:  # "showH|idden..." or "h|idden-title..."
-        if _HIDDEN_BYTES.match(data, max(at - 5, 0)) or _HIDDEN_BYTES.match(data, at - 1):
+    """_HIDDEN_BYTES.search(data), found from "idden", in both its words: a pattern that starts
+    with a literal is searched far faster than _HIDDEN_BYTES, which has no literal prefix to
+    look for. What precedes "idden" ("showH", "h") is checked on each rare hit."""
+    for tail in _HIDDEN_TAILS.finditer(data):  # no hit can hide another: none holds "idden"
+        at = tail.start()
+        head = b"showH" if tail.start(1) >= 0 else b"h"
+        if at >= len(head) and data.startswith(head, at - len(head)):
             return True
-        at = data.find(b"idden", at + 5)
     return False
 
 
-# The attributes that make a hidden-post link (one pass over attributes, as for post--ID).
-_HIDDEN_ATTRS = etree.XPath(
-    "/descendant::a/@href[contains(., 'showHiddenMessage')]"
-    " | /descendant::a/@onclick[contains(., 'showHiddenMessage')]"
-    " | /descendant::*/@id[starts-with(., 'hidden-title--')]"
+# _HIDDEN_BYTES from the second letter of its words on.
+_HIDDEN_TAILS = re.compile(rb"idden(?:(Message\(\d+\))|-title--\d)")
+
+
+def _hidden_link(node: HtmlElement) -> bool:
+    """Whether the element makes a hidden-post link: a link whose href or onclick calls
+    showHiddenMessage, or an element whose id starts with hidden-title--."""
+    if node.tag == "a" and ("showHiddenMessage" in (node.get("href") or "")
+                            or "showHiddenMessage" in (node.get("onclick") or "")):
+        return True
+    return (node.get("id") or "").startswith("hidden-title--")
+
+
+# The attributes that may name a hidden post, in document order: those of hidden-post links
+# (_hidden_link), and every other one _slot_key can read a post place from (one of the three
+# holds "showHiddenMessage(" or "hidden-title--"). Both words hold "idden": one test rules
+# out most attributes.
+_HIDDEN_MENTIONS = etree.XPath(
+    "/descendant::*/@href[contains(., 'idden')]"
+    "[contains(., 'showHiddenMessage') or contains(., 'hidden-title--')]"
+    " | /descendant::*/@onclick[contains(., 'idden')]"
+    "[contains(., 'showHiddenMessage') or contains(., 'hidden-title--')]"
+    " | /descendant::*/@id[contains(., 'idden')]"
+    "[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
 )
-# Every attribute _slot_key can read a post place from, in document order.
-_SLOT_ATTRS = etree.XPath(
-    "/descendant::*/@class[contains(., 'post--')]"
-    " | /descendant::*/@href[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
-    " | /descendant::*/@onclick[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
-    " | /descendant::*/@id[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
-)
+# Two lists of elements merged in document order.
+_IN_PAGE_ORDER = etree.XPath("$first | $second")
 
 
 def _parents(attributes: list) -> Iterator[HtmlElement]:
@@ -877,8 +967,8 @@ def _parents(attributes: list) -> Iterator[HtmlElement]:
             yield node
 
 
-def _slots(root: HtmlElement, elements: dict[str, HtmlElement],
-           hidden: dict[str, str]) -> Iterator[tuple[str, HtmlElement | None]]:
+def _slots(root: HtmlElement, elements: dict[str, HtmlElement], hidden: dict[str, str],
+           mentions: list[HtmlElement]) -> Iterator[tuple[str, HtmlElement | None]]:
     """Every post place on the page in order: displayed posts, and hidden blocks without one
     (they still take a place in the page offset, §1.8)."""
     orphans = set(hidden) - set(elements)
@@ -886,7 +976,8 @@ def _slots(root: HtmlElement, elements: dict[str, HtmlElement],
         yield from elements.items()
         return
     seen: set[str] = set()
-    for node in _parents(_SLOT_ATTRS(root)):  # the only nodes _slot_key can name
+    # The only nodes _slot_key can name: the posts, and the hidden blocks' mentions.
+    for node in _IN_PAGE_ORDER(root, first=list(elements.values()), second=mentions):
         key = _slot_key(node, elements, orphans)
         if key and key not in seen:
             seen.add(key)

@@ -17,6 +17,7 @@ function matches.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from lxml import etree
@@ -29,6 +30,7 @@ from tally.adapters.forumotion import (
     PROFILE_LINK,
     Forumotion,
     PostReader,
+    TopicUrl,
     calls_hidden,
     classify,
     find_time,
@@ -176,13 +178,17 @@ _STOCKS = {  # by the body id detect_theme() reads them by
 }
 # What the tree path decodes with (html.parser_encoding: iso-8859-1 is read as windows-1252).
 _CODECS = {"utf-8": "utf-8", "cp1252": "cp1252"}
+# Where a stock body id may be (_STOCKS): every body tag _body_tag() reads one from holds it.
+_STOCK_BODY = re.compile(rb"<body[^>]*(?:phpbb|modernbb)")
 # Bytes windows-1252 leaves undefined: libxml2 and Python need not agree on them.
 _CP1252_HOLES = re.compile(rb"[\x81\x8d\x8f\x90\x9d]")
 
 
 def fast_page(engine: Forumotion, data: bytes, ctx: PageContext) -> Page | None:
     """The page read from its bytes, or None when the scan is not sure (module docstring)."""
-    body = _body_tag(data)  # first: the cheap test that sends other themes' pages away
+    if _STOCK_BODY.search(data) is None:
+        return None  # first, the cheapest test: other themes' pages go to the tree at once
+    body = _body_tag(data)
     stock = _STOCKS.get(body[0]) if body else None
     if body is None or stock is None:
         return None
@@ -196,7 +202,8 @@ def fast_page(engine: Forumotion, data: bytes, ctx: PageContext) -> Page | None:
         return None
     title = _page_title(data, body[1], codec)
     posts = _stock_posts(data, title[1], stock) if title else None
-    paging = _fast_paging(engine, data, text, ctx, len(posts)) if posts else None
+    topic = split_topic_url(engine.normalise_url(ctx.url))
+    paging = _fast_paging(engine, data, text, ctx, topic, len(posts)) if posts else None
     parts = _member_spans(data, posts, charset) if posts and paging else None
     if not (title and posts and paging and parts):
         return None
@@ -208,7 +215,6 @@ def fast_page(engine: Forumotion, data: bytes, ctx: PageContext) -> Page | None:
         if (found := reader.read(post, elements, position)) is None:
             return None
         read.append(found)
-    topic = split_topic_url(engine.normalise_url(ctx.url))
     return Page(
         url=ctx.url,
         number=number,
@@ -216,7 +222,7 @@ def fast_page(engine: Forumotion, data: bytes, ctx: PageContext) -> Page | None:
         posts=tuple(read),
         thread_id=topic.topic if topic else None,
         title=title[0],
-        next_url=engine.next_url(ctx.url, number, count, per_page),
+        next_url=engine.next_url(topic, number, count, per_page),
         notes=(f"theme: {stock.theme}",),
     )
 
@@ -413,14 +419,30 @@ def _raw_text_end(data: bytes, name: bytes, start: int, end: int) -> int:
     return gt + 1 if gt >= 0 else -1
 
 
-_OFFSET_LINK = re.compile(rb"t[0-9]+p[0-9]|start")
+_OFFSET_LINK = re.compile(rb"t[0-9]+p[0-9]|start")  # what _names_an_offset() looks for
+_OFFSET_P = re.compile(rb"p[0-9]")
+
+
+def _names_an_offset(data: bytes) -> bool:
+    """_OFFSET_LINK.search(data), in two passes that each look for a literal first: "start",
+    and each "p" and digit, whose digits before must follow a "t" (the regex itself tries
+    every "t" of the page)."""
+    if b"start" in data:
+        return True
+    for found in _OFFSET_P.finditer(data):
+        at = found.start()
+        while at > 0 and 0x30 <= data[at - 1] <= 0x39:  # the digits before the "p"
+            at -= 1
+        if at < found.start() and at > 0 and data[at - 1] == 0x74:  # "t"
+            return True
+    return False
 
 
 def _fast_paging(engine: Forumotion, data: bytes, text: str, ctx: PageContext,
-                 posts: int) -> tuple[int, int | None, int] | None:
+                 topic: TopicUrl | None, posts: int) -> tuple[int, int | None, int] | None:
     """(number, count, per page) as parse_page reads them, when no pagination link needs to be
-    read: the JS holds both numbers, or no link of the page can name an offset."""
-    topic = split_topic_url(engine.normalise_url(ctx.url))
+    read: the JS holds both numbers, or no link of the page can name an offset. `topic`: the
+    page's URL split."""
     if topic is None:
         return None  # a saved file: the tree asks the page where it sits
     if b"do_pagination_start" not in data:
@@ -428,7 +450,7 @@ def _fast_paging(engine: Forumotion, data: bytes, text: str, ctx: PageContext,
     per_page = js_per_page(text) or ctx.per_page
     pages = js_pages(text)
     if not (per_page and pages):
-        if topic.start or _OFFSET_LINK.search(data):
+        if topic.start or _names_an_offset(data):
             return None
         per_page = per_page or engine.default_per_page
     number = topic.start // per_page + 1
@@ -446,22 +468,26 @@ def _member_spans(data: bytes, posts: list[re.Match[bytes]], charset: str) -> li
     that holds it (div.postbody, div.edited-message). None when the parse does not give back
     one div per span, in order."""
     fragments: list[bytes] = []
+    shapes: list[tuple[bool, bool]] = []  # whether each post has a notice, a signature
     for post in posts:
         fragments.append(data[post.start("message") - 5:post.end("message") + 6])
-        if post.group("notice").strip(_BLANK):
-            fragments.append(b"<div>" + post.group("notice") + b"</div>")
-        if post.start("signature") >= 0:
+        notice = post.group("notice")
+        shape = (bool(notice.strip(_BLANK)), post.start("signature") >= 0)
+        if shape[0]:
+            fragments.append(b"<div>" + notice + b"</div>")
+        if shape[1]:
             fragments.append(post.group("signature"))
+        shapes.append(shape)
     root = etree.fromstring(b"<html><body>" + b"".join(fragments) + b"</body></html>",
                             parser=parser(charset))
     body = root[0] if root is not None and len(root) == 1 else None
-    if (body is None or body.tag != "body" or body.text or len(body) != len(fragments)
-            or any(e.tag != "div" or e.tail for e in body)):
+    found = list(body) if body is not None else []  # each element's proxy built once
+    if (body is None or body.tag != "body" or body.text or len(found) != len(fragments)
+            or any(e.tag != "div" or e.tail for e in found)):
         return None
-    elements = iter(body)
-    return [(next(elements),
-             next(elements) if post.group("notice").strip(_BLANK) else None,
-             next(elements) if post.start("signature") >= 0 else None) for post in posts]
+    elements = iter(found)
+    return [(next(elements), next(elements) if notice else None,
+             next(elements) if signature else None) for notice, signature in shapes]
 
 
 class _StockReader:
@@ -505,7 +531,8 @@ class _StockReader:
         if not holders:
             return None
         return self.reader.last_edit(
-            _notice_lines(h, notice, self.stock, message, signature) for h in holders)
+            lines for h in holders
+            for lines in _notice_lines(h, notice, self.stock, message, signature))
 
 
 # What every EDIT_WORD match is made of, in the page's bytes (UTF-8 or ISO-8859-1).
@@ -535,14 +562,18 @@ def _holders_in(element: HtmlElement, found: list[HtmlElement]) -> None:
 
 
 def _notice_lines(holder: HtmlElement, notice: HtmlElement | None, stock: _Stock,
-                  message: HtmlElement, signature: HtmlElement | None) -> list[str]:
-    """block_text(holder) split in lines, as the tree path reads it. Text straight in phpBB3's
-    notice place belongs to div.postbody, whose lines that may hold an edit notice are the
-    message's, the notice's and the signature's (_plain_post: the chrome's hold none)."""
+                  message: HtmlElement, signature: HtmlElement | None) -> Iterator[list[str]]:
+    """block_text(holder) split in lines, as the tree path reads it: in pieces, last piece
+    first, each read only when last_edit() comes to it. Text straight in phpBB3's notice place
+    belongs to div.postbody, whose lines that may hold an edit notice are the message's, the
+    notice's and the signature's (_plain_post: the chrome's hold none); the notice is mostly
+    found before the message is rendered again."""
     if holder is not notice or not stock.notice_in_postbody:
-        return block_text(holder).split("\n")
-    return [line for part in (message, notice, signature) if part is not None
-            for line in block_text(part).split("\n")]
+        yield block_text(holder).split("\n")
+        return
+    for part in (signature, notice, message):
+        if part is not None:
+            yield block_text(part).split("\n")
 
 
 # A link in inline markup, its attributes, and what it holds up to its end tag (none when
@@ -603,6 +634,8 @@ def _inline_text(raw: bytes, codec: str) -> str | None:
         return None  # libxml2 reads U+FFFD
     if b"&" not in text:
         return text.decode(codec)
+    if text.count(b"&") == text.count(b"&nbsp;"):  # the common case: no-break spaces only
+        return text.decode(codec).replace("&nbsp;", "\xa0")
     parts = []
     at = 0
     for ref in _REFERENCE.finditer(text):

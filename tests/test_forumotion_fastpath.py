@@ -190,6 +190,10 @@ MUTATIONS: dict[str, tuple[Mutation, bool]] = {
     "PunBB skeleton class": (sub(rb"(<body[^>]*>)", rb'\1<div class="pun">x</div>'), False),
     "Invision skeleton id": (sub(rb"(<body[^>]*>)", rb'\1<div id="ipbwrapper">x</div>'), False),
     "a word holding a skeleton class": (in_messages(b"el punto: voto X"), True),
+    "no-break spaces and an ampersand in the byline": (sub(
+        rb'(<p class="author">)', rb"\1&nbsp;&amp;&nbsp;", 0), True),
+    "no-break space without its semicolon in the byline": (sub(
+        rb'(<p class="author">)', rb"\1&nbsp", 0), False),
 }
 
 
@@ -289,6 +293,14 @@ def test_text_is_string(children: list[str]) -> None:
 def test_hidden_calls_found_as_the_regex_finds_them(pieces: list[str]) -> None:
     data = "".join(pieces).encode()
     assert forumotion.calls_hidden(data) == bool(forumotion._HIDDEN_BYTES.search(data))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["t", "p", "1", "23", "x", "s", "tart", "start", "p4", "t5", "tp"]),
+                max_size=10))
+def test_offset_links_found_as_the_regex_finds_them(pieces: list[str]) -> None:
+    data = "".join(pieces).encode()
+    assert forumotion_fast._names_an_offset(data) == bool(forumotion_fast._OFFSET_LINK.search(data))
 
 
 @settings(max_examples=300, deadline=None)
