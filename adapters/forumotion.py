@@ -38,7 +38,7 @@ from tally.adapters.html import (
     collapse,
     first,
     has_class_xpath,
-    parser_encoding,
+    parser_input,
     split_body,
 )
 from tally.errors import TruncatedPage
@@ -67,30 +67,13 @@ _PARSERS = threading.local()  # lxml parsers are not to be shared between thread
 
 def _parse(data: bytes) -> HtmlElement:
     """parse_tree(data), with one parser per charset and thread (building a parser costs a
-    tenth of parsing a small page) and without the id index, which nothing here reads."""
-    charset = parser_encoding(data)
-    if charset == "cp1252":
-        data, charset = _as_utf8(data)
+    tenth of parsing a small page) and without the id index, which nothing here reads. A
+    windows-1252 page is decoded as browsers do (html.parser_input)."""
+    data, charset = parser_input(data)
     root = etree.fromstring(data, parser=parser(charset))
     if root is None:
         return lxml_html.document_fromstring(b"<html></html>")
     return root
-
-
-_BYTE_ORDER_MARKS = (b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")
-
-
-def _as_utf8(data: bytes) -> tuple[bytes, str]:
-    """A windows-1252 page and its charset, as UTF-8 when Python's table decodes every byte:
-    libxml2 reads the UTF-8 it would have converted the page to itself, far faster than through
-    iconv. A page with a byte the table leaves undefined, or a byte-order mark (which libxml2
-    may read before the charset it is given), stays as it is."""
-    if data.startswith(_BYTE_ORDER_MARKS):
-        return data, "cp1252"
-    try:
-        return data.decode("cp1252").encode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return data, "cp1252"
 
 
 def parser(charset: str) -> etree.HTMLParser:

@@ -8,6 +8,7 @@ quotes, spoilers, code) given a classifier that names the engine's blocks.
 
 from __future__ import annotations
 
+import codecs
 import re
 import threading
 from collections.abc import Callable
@@ -275,11 +276,47 @@ def parser_encoding(data: bytes) -> str:
     return browser_codec(declared_charset(data))
 
 
+def _c1_controls(error: UnicodeError) -> tuple[str, int]:
+    """A decoding error handler for windows-1252: the five bytes its table leaves undefined
+    (0x81, 0x8D, 0x8F, 0x90, 0x9D) read as browsers read them, as the C1 control of that number
+    (WHATWG Encoding Standard)."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return chr(error.object[error.start]), error.start + 1
+
+
+codecs.register_error("tally-c1", _c1_controls)
+_BYTE_ORDER_MARKS = (b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")
+
+
+@lru_cache(maxsize=64)
+def _is_windows_1252(encoding: str) -> bool:
+    try:
+        return codecs.lookup(encoding).name == "cp1252"
+    except LookupError:
+        return False
+
+
+def parser_input(data: bytes, encoding: str | None = None) -> tuple[bytes, str]:
+    """The page and the encoding to give libxml2 for it (`parser_encoding`'s unless given).
+
+    A windows-1252 page (every page that says ISO-8859-1) is decoded here, as browsers decode
+    it, and handed over as UTF-8. libxml2's iconv stops at the first byte the table leaves
+    undefined, and drops the rest of the page without an error: the posts after it were lost.
+    It is also quicker (iconv costs about an eighth of the parse). A page that starts with a
+    byte-order mark is left to libxml2, which reads the mark before the encoding it is given."""
+    encoding = encoding or parser_encoding(data)
+    if _is_windows_1252(encoding) and not data.startswith(_BYTE_ORDER_MARKS):
+        return data.decode("cp1252", "tally-c1").encode("utf-8"), "utf-8"
+    return data, encoding
+
+
 def _as_browser_reads(data: bytes) -> bytes:
     """The page as UTF-8, decoded from its declared charset as a browser does."""
     codec = "utf-8" if data.startswith(b"\xef\xbb\xbf") else browser_codec(declared_charset(data))
     if codec not in ("utf-8", "utf8"):
-        data = data.decode(codec, errors="replace").encode("utf-8")
+        errors = "tally-c1" if _is_windows_1252(codec) else "replace"
+        data = data.decode(codec, errors=errors).encode("utf-8")
     return data
 
 

@@ -41,7 +41,7 @@ from tally.adapters.html import (
     collapse,
     has_class_xpath,
     parse_tree,
-    parser_encoding,
+    parser_input,
     split_body,
 )
 from tally.errors import ForumError, InputError, TruncatedPage
@@ -450,9 +450,9 @@ def _page_title(doc: HtmlElement) -> str:
 def parse(data: bytes, encoding: str | None = None) -> HtmlElement:
     """html.parse_tree (plain elements: no per-node class lookup) without libxml2's id index:
     nothing here looks elements up by id, and building it costs about 5% of the parse. The
-    charset is read as a browser reads it (html.parser_encoding)."""
-    parser = etree.HTMLParser(encoding=encoding or parser_encoding(data), remove_comments=True,
-                              collect_ids=False)
+    charset is read as a browser reads it (html.parser_input)."""
+    data, encoding = parser_input(data, encoding)
+    parser = etree.HTMLParser(encoding=encoding, remove_comments=True, collect_ids=False)
     root = etree.fromstring(data, parser=parser)
     return root if root is not None else parse_tree(data)  # its fallback for an empty document
 

@@ -14,7 +14,6 @@ rather than one strptime format per board, then localised by tally.times.
 
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -37,6 +36,7 @@ from tally.adapters.html import (
     first,
     has_class_xpath,
     parser_encoding,
+    parser_input,
     split_body,
 )
 from tally.errors import ForumError, TruncatedPage
@@ -56,19 +56,12 @@ def _text(element: HtmlElement) -> str:
     return element.text or ""
 
 
-# Bytes windows-1252 leaves undefined: libxml2's iconv and Python's codec need not agree on them.
-_CP1252_HOLES = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
-
-
 def _parse(data: bytes, encoding: str) -> HtmlElement:
     """html.parse_tree without libxml2's id index: nothing here looks elements up by id, and
     building the index costs about 5% of the parse (DESIGN.md "Performance"). `encoding` is
-    html.parser_encoding's. A windows-1252 page (every ISO-8859-1 board) is decoded by Python's
-    codec, which reads each defined byte as libxml2's iconv does, at a fraction of iconv's cost
-    (about 15% of the parse); a page holding an undefined byte is left to libxml2."""
-    if codecs.lookup(encoding).name == "cp1252" and not any(
-            hole in data for hole in _CP1252_HOLES):
-        data, encoding = data.decode("cp1252").encode("utf-8"), "utf-8"
+    html.parser_encoding's; html.parser_input decodes a windows-1252 page (every ISO-8859-1
+    board) as browsers do."""
+    data, encoding = parser_input(data, encoding)
     parser = etree.HTMLParser(encoding=encoding, remove_comments=True, collect_ids=False)
     root = etree.fromstring(data, parser=parser)
     return root if root is not None else lxml_html.document_fromstring(b"<html></html>")

@@ -350,7 +350,8 @@ def test_phpbb2_latin1_page_is_read_as_browsers_read_it() -> None:
     assert {p.id: p.body.own for p in page.posts}["306"] == "Tom’s defence is weak €."
 
 
-# --- windows-1252 pages: decoded by Python's codec, read as libxml2's iconv reads them ---------
+# --- windows-1252 pages: decoded by Python's codec (html.parser_input), read as libxml2's iconv
+# reads every defined byte; an undefined one as browsers read it, where iconv cut the page ------
 
 PHPBB2 = casefiles.FIXTURES / "phpbb" / "phpbb2-en"
 _CP1252_DEFINED = [byte for byte in range(0x80, 0x100) if byte not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)]
@@ -385,7 +386,6 @@ _CP1252_PAGES = {
         _MESSAGE, bytes(_CP1252_DEFINED) + _MESSAGE),
     "curly quotes and euro in a name": _phpbb2_page().replace(b"<b>Zo\xeb</b>", b"<b>\x93Zo\x92\x80</b>"),
     "high bytes in attributes": _phpbb2_page().replace(b'class="row1"', b'class="row1 \xe9\x9f"'),
-    "an undefined byte (left to libxml2)": _phpbb2_page().replace(_MESSAGE, b"\x81\x9d" + _MESSAGE),
     "a NUL byte": _phpbb2_page().replace(_MESSAGE, b"a\x00b" + _MESSAGE),
     "a UTF-8 byte order mark": b"\xef\xbb\xbf" + _phpbb2_page(),
     "declared windows-1252": _phpbb2_page().replace(b"charset=iso-8859-1", b"charset=windows-1252"),
@@ -399,6 +399,20 @@ _CP1252_PAGES = {
 @pytest.mark.parametrize("data", _CP1252_PAGES.values(), ids=_CP1252_PAGES.keys())
 def test_windows_1252_page_parses_as_libxml2_decodes_it(data: bytes) -> None:
     assert etree.tostring(_parse(data, parser_encoding(data))) == _as_libxml2_reads(data)
+
+
+def test_an_undefined_windows_1252_byte_loses_no_post() -> None:
+    """libxml2's iconv stopped at 0x81 and dropped the rest of the page, later posts included,
+    without an error. Browsers read each undefined byte as the C1 control of that number."""
+    case = casefiles.load_case(PHPBB2)
+    saved = case.pages[0]
+    data = saved.data.replace(_MESSAGE, b"\x81\x9d" + _MESSAGE)
+    assert len(etree.fromstring(data, etree.HTMLParser(encoding="cp1252"))[-1]) < 3  # iconv's cut
+    page = ENGINE.parse_page(data, saved.ctx)
+    original = ENGINE.parse_page(saved.data, saved.ctx)
+    assert [p.id for p in page.posts] == [p.id for p in original.posts] and len(page.posts) == 15
+    changed = [p for p, o in zip(page.posts, original.posts, strict=True) if p.body != o.body]
+    assert len(changed) == 1 and "\x81\x9dVote with ##vote Name." in changed[0].body.own
 
 
 def test_the_windows_1252_cases_reach_the_python_decoding() -> None:
