@@ -492,8 +492,9 @@ _SEP = r"(?:,| -| –| à| a las| at| в|, в| um| alle| às)? "  # fillers and 
 # 24-hour, or 12-hour with "am", "PM", "a.m." (as _CLOCK reads them in normalised text); nothing after
 _CLOCK_END = r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?(?: ?(?P<ap>[aApP])\.? ?[mM]\.?)?$"
 _FAST_DATES = (
-    r"(?:(?P<d>\d{1,2}) (?P<mon>[^\W\d_]+)\.?,? (?P<y>\d{4})"  # 17 Ene 2016
-    r"|(?P<fm>[^\W\d_]+)\.? (?P<fd>\d{1,2}),? (?P<fy>\d{4})"  # Jan 17, 2016 (month first)
+    r"(?:(?P<d>\d{1,2}) (?P<mon>[^\W\d_]++)\.?,? (?P<y>\d{4})"  # 17 Ene 2016 (++: no letter
+    # given back could match what follows a month, a dot, comma or space)
+    r"|(?P<fm>[^\W\d_]++)\.? (?P<fd>\d{1,2}),? (?P<fy>\d{4})"  # Jan 17, 2016 (month first)
     r"|(?P<dd>\d{1,2})\.(?P<dm>\d{1,2})\.(?P<dy>\d{4})"  # 09.10.2017: always day first
     r"|(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"  # 2016-01-17
 )
