@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -284,3 +285,20 @@ def test_looks_like() -> None:
         for page in casefiles.load_case(case).pages:
             assert ENGINE.looks_like(page.data), page.file
     assert not ENGINE.looks_like((ERRORS / "phpbb-prosilver.html").read_bytes())
+
+
+def test_an_undefined_byte_on_a_latin_1_board_loses_no_post() -> None:
+    """An ISO-8859-1 board is read as windows-1252; libxml2's iconv stopped at a byte that
+    table leaves undefined (0x81) and dropped the rest of the page, later posts included."""
+    saved = casefiles.load_case(casefiles.FIXTURES / "invision" / "ips4-en").pages[0]
+    latin = re.sub(rb"charset=([\"']?)utf-8", rb"charset=\1iso-8859-1", saved.data, flags=re.I)
+    marker = b"data-role='commentContent'"
+    first = latin.index(marker)
+    cut = latin.index(b">", first) + 1
+    holed = latin[:cut] + b"\x81" + latin[cut:]
+    original = ENGINE.parse_page(saved.data, saved.ctx)
+    page = ENGINE.parse_page(holed, saved.ctx)
+    assert len(page.posts) == len(original.posts) > 1
+    assert [(p.id, p.author, p.created_at) for p in page.posts] == [
+        (p.id, p.author, p.created_at) for p in original.posts]
+    assert "\x81" in page.posts[0].body.own  # as browsers read it: U+0081
