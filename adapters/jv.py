@@ -615,8 +615,8 @@ def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
 # ---------------------------------------------------------------------------------------------
 # Pagination in the HTML (FORUMS.md §3.2 div.bloc-liste-num-page; §3.3 .pagination__…).
 
-_CURRENT = etree.XPath(f"descendant::*[{has_class_xpath('page-active')} or "
-                       f"{has_class_xpath('pagination__item--current')}]")
+_CURRENT_CLASSES = frozenset(("page-active", "pagination__item--current"))
+_XML_SPACES = re.compile(r"[ \t\n\r]+")  # what XPath's normalize-space() collapses
 _PAGE_IN_URL = re.compile(r"/forums/(?:1|42)-\d+-\d+-(\d+)-")
 _DIGITS = re.compile(r"^\d+$")
 
@@ -632,6 +632,19 @@ def _pager(root: HtmlElement, data: bytes) -> HtmlElement | None:
             found = markup.pager(root)
             if found is not None:
                 return found
+    return None
+
+
+def _current_item(pager: HtmlElement) -> HtmlElement | None:
+    """The current page's item: the first descendant whose class list holds a current-page
+    class, as `descendant::*[has_class_xpath(…) or …]` finds it (that XPath costs about three
+    times this walk over a pager's handful of elements)."""
+    for element in pager.iterdescendants(etree.Element):  # elements only, as XPath's *
+        names = element.get("class") or ""
+        # The substrings first: JvCare page links carry long class lists, rarely split.
+        if ("page-active" in names or "pagination__item--current" in names) and not (
+                _CURRENT_CLASSES.isdisjoint(_XML_SPACES.split(names))):
+            return element
     return None
 
 
@@ -880,9 +893,9 @@ class JV(Engine):
                 ctx: PageContext) -> int:
         if str(pager_view.get("currentPage", "")).isdigit():
             return int(pager_view["currentPage"])
-        current = _CURRENT(pager) if pager is not None else []
-        if current and _DIGITS.match(collapse(text_of(current[0]))):
-            return int(collapse(text_of(current[0])))
+        current = _current_item(pager) if pager is not None else None
+        if current is not None and _DIGITS.match(collapse(text_of(current))):
+            return int(collapse(text_of(current)))
         return self.page_number(ctx.url) if self.accepts(ctx.url) else 1
 
     def _paging(self, pager_view: dict[str, Any], pager: HtmlElement | None,

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from lxml import etree
@@ -332,11 +332,11 @@ class _Part(NamedTuple):
 
 
 class _Found(NamedTuple):
-    """A message as found in the bytes: its id, its raw class value, where its start tag starts
-    and ends, where its content and its end tag end, and its parts by role."""
+    """A message as found in the bytes: its id, whether its class marks it deleted, where its
+    start tag starts and ends, where its content and its end tag end, and its parts by role."""
 
     ident: str
-    class_value: bytes
+    deleted: bool
     start: int
     head_end: int
     content_end: int
@@ -387,7 +387,8 @@ def _by_search(data: bytes, low: bytes, markup: Markup, at: int) -> _Found:
         if part is not None:
             parts[role] = _Part(part.name, part.start, part.values[3],
                                 (part.end, _element_end(low, part)))
-    message = _Found(ident, tag.values[0] or b"", tag.start, tag.end, content_end, end, parts)
+    deleted = not markup.deleted.isdisjoint(classes)
+    message = _Found(ident, deleted, tag.start, tag.end, content_end, end, parts)
     _learn_template(data, low, markup, tag, message)
     return message
 
@@ -403,7 +404,7 @@ def _part_text(data: bytes, low: bytes, part: _Part | None) -> str:
     if b"<" not in content:
         return collapse(_decoded(content))
     name = part.name.lower()  # only an inline part may hold its like: `_INLINE` takes no other
-    if (_BLANK_BETWEEN_TAGS.search(content.strip())
+    if (_BLANK_BETWEEN_TAGS.search(data, start, end)  # between two tags: never at an edge
             or name in _INLINE_NAMES and name in _START_NAMES.findall(low, start, end)):
         raise _Unsure  # a blank some parsers drop, or a tag like it inside (its end would end it)
     return collapse(_decoded(_ANY_TAG.sub(b"", content)))
@@ -505,15 +506,44 @@ def _content_pattern(role: str, name: bytes) -> bytes:
     return rb"(?:[^<]++|<(?!/(?i:" + name + rb")[ \t\n\r]*>))*+"
 
 
-@dataclass(frozen=True, slots=True)
+class _PartGroups(NamedTuple):
+    """Where a template's match holds a part: the numbers of its groups (content, start tag's
+    start, title: 0 when its start tag has none), and its element's name."""
+
+    role: str
+    content: int
+    at: int
+    title: int
+    name: bytes
+
+
+@dataclass(frozen=True, slots=True, eq=False)  # one per source (`_COMPILED`): `is` tells them apart
 class _Template:
     pattern: re.Pattern[bytes]
-    classes: bytes  # the message's class attribute
+    deleted: bool  # whether the message's class (the same in every match) marks it deleted
     names: dict[str, bytes]  # the parts it captures -> their elements' names
     order: tuple[str, ...]  # those parts in page order
     titled: frozenset[str]  # the parts whose start tag has a title
     header: re.Pattern[bytes] | None  # up to the end of the date part, when there is one
-    before_date: tuple[str, ...]  # the parts before the date, when there is one
+    # By number, not name: a match's `regs` gives every span in one call (the header's groups
+    # are numbered as the pattern's: it is a prefix of it).
+    groups: tuple[_PartGroups, ...] = field(init=False)  # the parts, in page order
+    date_index: int = field(init=False)  # the date's place among them, when there is one
+    id_group: int = field(init=False)
+    end_group: int = field(init=False)  # "m_end", where the message's start tag ends
+    close_group: int = field(init=False)  # "m_close", where its content ends
+
+    def __post_init__(self) -> None:
+        number = self.pattern.groupindex
+        groups = tuple(_PartGroups(role, number[role], number[_AT_GROUP[role]],
+                                   number[_TITLE_GROUP[role]] if role in self.titled else 0,
+                                   self.names[role])
+                       for role in self.order)
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "date_index", self.order.index("date") if self.header else -1)
+        object.__setattr__(self, "id_group", number["m_id"])
+        object.__setattr__(self, "end_group", number["m_end"])
+        object.__setattr__(self, "close_group", number["m_close"])
 
 
 # Markup name -> templates, the latest used first (a short list: a page's messages come in a
@@ -573,9 +603,8 @@ def _learn_template(data: bytes, low: bytes, markup: Markup, tag: _Tag, message:
             names = {role: part.name for role, part in message.parts.items()}
             order = tuple(sorted(names, key=lambda role: message.parts[role].start))
             template = _COMPILED[source] = _Template(
-                re.compile(source), message.class_value, names, order, frozenset(titled),
-                re.compile(header) if header else None,
-                order[:order.index("date")] if "date" in order else ())
+                re.compile(source), message.deleted, names, order, frozenset(titled),
+                re.compile(header) if header else None)
         _keep(markup, template)
 
 
@@ -605,20 +634,37 @@ def _templated(data: bytes, low: bytes, markup: Markup, template: _Template,
     last part none may (`role_hint` is in each part's class), nor in any when a part is
     missing (its token could be anywhere). The contents are checked when read: texts and
     signatures with the page's (`_parse_spans`), the others by `_part_text`."""
-    ident = markup.id_value(_decoded(found.group("m_id")))
+    regs = found.regs
+    ident = _templated_id(data, markup, template, regs)
     if not ident:
         raise _Unsure
-    present = [role for role in template.order if found.start(role) >= 0]  # its groups or none
+    present = [part for part in template.groups if regs[part.content][0] >= 0]  # its groups or none
     before = present[:-1] if len(present) == len(_TOKENS[markup.name].roles) else present
-    if _holds_part_token(data, markup, [found.span(role) for role in before]):
+    if _holds_part_token(data, markup, [regs[part.content] for part in before]):
         raise _Unsure
-    titled = template.titled
-    parts = {role: _Part(template.names[role], found.start(_AT_GROUP[role]),
-                         found.group(_TITLE_GROUP[role]) if role in titled else None,
-                         found.span(role))
-             for role in present}
-    return _Found(ident, template.classes, found.start(), found.start("m_end"),
-                  found.start("m_close"), found.end(), parts)
+    parts = {}
+    for part in present:  # `_templated_part`, inlined: this runs for every part of every message
+        title = regs[part.title] if part.title else None
+        parts[part.role] = _new(_Part, (part.name, regs[part.at][0],
+                                        data[title[0]:title[1]] if title else None,
+                                        regs[part.content]))
+    return _new(_Found, (ident, template.deleted, regs[0][0], regs[template.end_group][0],
+                         regs[template.close_group][0], regs[0][1], parts))
+
+
+_new = tuple.__new__  # builds a NamedTuple without its __new__, a Python call
+
+
+def _templated_id(data: bytes, markup: Markup, template: _Template,
+                  regs: tuple[tuple[int, int], ...]) -> str:
+    start, end = regs[template.id_group]
+    return markup.id_value(_decoded(data[start:end]))
+
+
+def _templated_part(data: bytes, part: _PartGroups, regs: tuple[tuple[int, int], ...]) -> _Part:
+    title = regs[part.title] if part.title else None
+    return _new(_Part, (part.name, regs[part.at][0], data[title[0]:title[1]] if title else None,
+                        regs[part.content]))
 
 
 # A part's groups in a template besides its content's: where its start tag starts, its title.
@@ -757,7 +803,10 @@ def _scan_html(data: bytes) -> Html | None:
         _require_markup_at(low, found[0].start, *pager_tags)  # one walk from the page's start
         spans: list[tuple[int, int]] = []
         for scanned in found:
-            spans += (span for span in _bodies(scanned) if span)
+            text, signature = _bodies(scanned)
+            spans.append(text)
+            if signature is not None:
+                spans.append(signature)
         if pager is not None:
             spans.append(pager)
         messages = [_message_of(data, low, markup, message) for message in found]
@@ -781,7 +830,7 @@ def _message_of(data: bytes, low: bytes, markup: Markup, found: _Found) -> Messa
         body=_NO_BODY,
         edit_text=_part_text(data, low, edit),
         editor=(_editor_text(data, low, edit, markup.edit_link) if edit else "") or None,
-        deleted=not markup.deleted.isdisjoint(_tag_value(found.class_value).split()),
+        deleted=found.deleted,
         time_title=collapse(_tag_value(date.title)) if date and date.title is not None else "",
     )
 
@@ -839,18 +888,18 @@ def _date_by_template(data: bytes, start: int, at: int,
     spans are added to those to check `plain`)."""
     for template in tuple(_TEMPLATES.get(MARKUP_2026.name, ())):
         found = template.header.match(data, start) if template.header else None
-        if found is None or at >= found.start("m_end"):
+        regs = found.regs if found is not None else None
+        if regs is None or at >= regs[template.end_group][0]:
             continue
-        ident = MARKUP_2026.id_value(_decoded(found.group("m_id")))
-        spans = [found.span(role) for role in template.before_date if found.start(role) >= 0]
+        ident = _templated_id(data, MARKUP_2026, template, regs)
+        spans = [regs[part.content] for part in template.groups[:template.date_index]
+                 if regs[part.content][0] >= 0]
         if not ident or _holds_part_token(data, MARKUP_2026, spans):
             return None
         plain += spans
-        date = _Part(template.names["date"], found.start("date_at"),
-                     found.group("date_title") if "date" in template.titled else None,
-                     found.span("date"))
+        date = _templated_part(data, template.groups[template.date_index], regs)
         _keep(MARKUP_2026, template)
-        return ident, found.start("m_end"), date, found.end()
+        return ident, regs[template.end_group][0], date, regs[0][1]
     return None
 
 

@@ -11,10 +11,14 @@ from pathlib import Path
 
 import casefiles
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from lxml import etree
 
 from tally import times
-from tally.adapters import dates
+from tally.adapters import dates, jv
 from tally.adapters.base import PageContext
+from tally.adapters.html import has_class_xpath
 from tally.adapters.jv import JV, decode_jvcare, full_date, read_shown_time
 from tally.errors import ForumError, InputError, NotAThreadPage, TruncatedPage
 
@@ -395,8 +399,30 @@ def test_jvcare_links() -> None:
     assert decode_jvcare("JvCare XYZ1 lien-jv") is None
 
 
-# ---------------------------------------------------------------------------------------------
-# Pages that are not topic pages
+# The current page's item, as the XPath `jv._current_item` stands in for finds it.
+CURRENT_XPATH = etree.XPath(f"descendant::*[{has_class_xpath('page-active')} or "
+                            f"{has_class_xpath('pagination__item--current')}]")
+PAGER_CLASSES = st.lists(st.sampled_from(
+    ["page-active", "pagination__item--current", "pagination__item", "x", " ", "\t", "\n",
+     "\x0b", "\x0c", "\xa0", "\u2003", "Page-active", "page-active-x"]), max_size=5).map("".join)
+
+
+@given(classes=st.lists(st.one_of(st.none(), PAGER_CLASSES), max_size=5),
+       nested=st.lists(st.booleans(), max_size=5))
+def test_the_current_pager_item_is_the_xpath_s(classes: list[str | None],
+                                                nested: list[bool]) -> None:
+    markup, ends = '<div class="page-active">', "</div>"  # the pager itself is not its item
+    for names, inside in zip(classes, nested + [False] * len(classes), strict=False):
+        markup += "<span>" if names is None else f'<span class="{names}">'
+        markup += "<!-- c -->2"
+        if inside:
+            ends = "</span>" + ends
+        else:
+            markup += "</span>"
+    pager = etree.fromstring(f"<html><body>{markup}{ends}</body></html>", etree.HTMLParser())[0][0]
+    found = CURRENT_XPATH(pager)
+    assert jv._current_item(pager) is (found[0] if found else None)
+
 
 
 @pytest.mark.parametrize(("file", "what"), [
