@@ -180,7 +180,8 @@ _STOCKS = {  # by the body id detect_theme() reads them by
 _CODECS = {"utf-8": "utf-8", "cp1252": "cp1252"}
 # Where a stock body id may be (_STOCKS): every body tag _body_tag() reads one from holds it.
 _STOCK_BODY = re.compile(rb"<body[^>]*(?:phpbb|modernbb)")
-# Bytes windows-1252 leaves undefined: libxml2 and Python need not agree on them.
+# Bytes windows-1252 leaves undefined: the tree reads them as browsers do (html.parser_input);
+# pages holding one are rare, and left to it.
 _CP1252_HOLES = re.compile(rb"[\x81\x8d\x8f\x90\x9d]")
 
 
