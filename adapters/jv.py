@@ -583,18 +583,27 @@ def _payload_value(data: bytes, start: int) -> Any:
 
 def _payload_assignment(data: bytes) -> re.Match[bytes] | None:
     """`forumsAppPayload = ` in the page's script, not in a member's message that quotes it
-    (a message's "<" is escaped, so a "<script" before the name and no "</script" after it
-    says the name is in a script)."""
-    # Plain finds: a regex scan of the whole page costs more than parsing it.
-    start = data.find(_PAYLOAD_NAME)
+    (a message's "<" is escaped, so only the page's own script holds the name in a script)."""
+    # Plain finds from the end, where the script is (after the messages): a regex scan of the
+    # whole page costs more than parsing it.
+    start = data.rfind(_PAYLOAD_NAME)
     while start >= 0:
-        opened = max(data.rfind(b"<script", 0, start), data.rfind(b"<SCRIPT", 0, start))
-        closed = max(data.rfind(b"</script", 0, start), data.rfind(b"</SCRIPT", 0, start))
-        found = _PAYLOAD.match(data, start) if opened > closed else None
+        found = _PAYLOAD.match(data, start) if _in_script(data, start) else None
         if found:
             return found
-        start = data.find(_PAYLOAD_NAME, start + len(_PAYLOAD_NAME))
+        start = data.rfind(_PAYLOAD_NAME, 0, start)
     return None
+
+
+def _in_script(data: bytes, at: int) -> bool:
+    """Whether data[at] is inside a <script> element: no end tag after the last start tag.
+    Lower case first, as JV writes it; upper case only when that fails."""
+    opened = data.rfind(b"<script", 0, at)
+    if opened >= 0 and data.find(b"</script", opened, at) < 0:
+        return True
+    opened = max(opened, data.rfind(b"<SCRIPT", 0, at))
+    return opened >= 0 and data.find(b"</script", opened, at) < 0 and \
+        data.find(b"</SCRIPT", opened, at) < 0
 
 
 def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
