@@ -115,7 +115,7 @@ def read_shown_time(text: str, fetched_local: datetime) -> Shown | None:
 # pages, so it only counts on a page without any message.
 _CLOUDFLARE_TITLE = re.compile(rb"<title>\s*Just a moment\.\.\.\s*</title>", re.IGNORECASE)
 _CLOUDFLARE_WORDS = b"just a moment..."  # in any page the title regex matches, once lowercased
-_CLOUDFLARE_MARKS = (b"_cf_chl_opt", b'id="challenge-form"')
+_CLOUDFLARE_MARKS = (b"_cf_chl_opt", b'id="challenge-form"')  # looked for where no message is
 _CLOUDFLARE_SCRIPT = re.compile(rb"challenge-platform|cf-chl-", re.IGNORECASE)
 _CHALLENGE = ("Cloudflare challenge \"Just a moment...\"; open the topic in a browser and save "
               "the page, or retry later")
@@ -606,6 +606,13 @@ def _in_script(data: bytes, at: int) -> bool:
         data.find(b"</SCRIPT", opened, at) < 0
 
 
+def _holds_messages(data: bytes) -> bool:
+    """Whether the page holds a message marker of either markup: a challenge page holds none,
+    and on a topic page a member quoting a challenge's mark is not a challenge. On a topic page
+    the search stops at the first message, where the challenge marks' would read it all."""
+    return any(markup.marker in data for markup in MARKUPS)
+
+
 def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
     """The page's `forumsAppPayload`, or None; the second value says why it could not be read."""
     found = _payload_assignment(data)
@@ -782,7 +789,7 @@ class JV(Engine):
         """Challenge and redirect pages are small and complete: name them before truncation."""
         head = data[:8192].lower()  # the regexes ignore case; a literal test on this skips them
         if (_CLOUDFLARE_WORDS in head[:4096] and _CLOUDFLARE_TITLE.search(data[:4096])
-                or any(m in data for m in _CLOUDFLARE_MARKS)):
+                or not _holds_messages(data) and any(m in data for m in _CLOUDFLARE_MARKS)):
             raise self.not_a_thread(ctx, _CHALLENGE)
         if _REFRESH_WORD in head and _REFRESH_HOME.search(data[:8192]):
             raise self.not_a_thread(ctx, "the topic does not exist: JV redirects to forums.htm")

@@ -454,3 +454,17 @@ def test_challenge_script_injected_into_a_real_page_does_not_hide_it() -> None:
               b"document.head.appendChild(a);})();</script></body>")
     page = ENGINE.parse_page(kira_page(2).replace(b"</body>", script), ctx(TOPIC.format(2)))
     assert len(page.posts) == 6
+
+
+@pytest.mark.parametrize("quoted", [b"window._cf_chl_opt={cvId: '3'}", b'&lt;form id="challenge-form"&gt;'])
+def test_a_member_quoting_a_challenge_page_is_not_a_challenge(quoted: bytes) -> None:
+    """A player pasting a piece of Cloudflare's challenge into a message: the topic is read."""
+    for number, count in ((1, 20), (2, 6)):
+        data = kira_page(number).replace(b'<p class="message__p">',
+                                         b'<p class="message__p">' + quoted + b" ", 1)
+        assert len(ENGINE.parse_page(data, ctx(TOPIC.format(number))).posts) == count
+    legacy = casefiles.load_case(JV_DIR / "legacy").pages[0]
+    data = legacy.data.replace(b'<p>', b'<p>' + quoted + b" ", 1)
+    assert data != legacy.data
+    assert len(ENGINE.parse_page(data, legacy.ctx).posts) == len(
+        ENGINE.parse_page(legacy.data, legacy.ctx).posts)
