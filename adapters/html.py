@@ -307,17 +307,21 @@ def parser_input(data: bytes, encoding: str | None = None) -> tuple[bytes, str]:
     byte-order mark is left to libxml2, which reads the mark before the encoding it is given."""
     encoding = encoding or parser_encoding(data)
     if _is_windows_1252(encoding) and not data.startswith(_BYTE_ORDER_MARKS):
-        return data.decode("cp1252", "tally-c1").encode("utf-8"), "utf-8"
+        return _utf8(data, encoding), "utf-8"
     return data, encoding
+
+
+def _utf8(data: bytes, codec: str) -> bytes:
+    """`data`, in `codec`, as UTF-8, decoded as a browser decodes it: windows-1252's undefined
+    bytes as C1 controls, any other bad byte as U+FFFD."""
+    errors = "tally-c1" if _is_windows_1252(codec) else "replace"
+    return data.decode(codec, errors=errors).encode("utf-8")
 
 
 def _as_browser_reads(data: bytes) -> bytes:
     """The page as UTF-8, decoded from its declared charset as a browser does."""
     codec = "utf-8" if data.startswith(b"\xef\xbb\xbf") else browser_codec(declared_charset(data))
-    if codec not in ("utf-8", "utf8"):
-        errors = "tally-c1" if _is_windows_1252(codec) else "replace"
-        data = data.decode(codec, errors=errors).encode("utf-8")
-    return data
+    return data if codec in ("utf-8", "utf8") else _utf8(data, codec)
 
 
 def parse_document_as_browser(data: bytes) -> HtmlElement:
