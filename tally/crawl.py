@@ -26,9 +26,17 @@ strictly highest first lose nothing: each lower page is read after it. Hence:
   page below the last again, highest first (2N-1 requests on a first crawl; engines whose pages
   do not state their count, Page.count None, always crawl so). A computed address that serves
   another page (the board changed its page size) restarts the crawl as a first crawl.
-- Not covered: a post inserted mid-thread during a crawl (a post approved by a moderator, a
-  hidden one shown again) pushes a post up onto a page already read; that post was normally
-  seen by an earlier run, and the next run's reads see the thread as it then is.
+- Re-run, thread changed below the tail: posts added or taken away below the stored last page
+  since it was stored (a post approved from the moderation queue, a hidden post shown again, a
+  deletion) shift every later post. The lowest page this run read then starts with another
+  post than its stored copy did: the page below it is read again, and so on down to the first
+  page that starts with the same post as its stored copy (page 1 at most). Nothing moved: no
+  request more. So a vote approved late is counted by the next run, and a deleted post is
+  seen gone (forensics) instead of left unread.
+- Not covered: a post inserted mid-thread during a crawl, after the page above it was read,
+  pushes a post up onto that page; the next run, starting from there, reads it. Additions and
+  removals below the tail that cancel out (one approved, one deleted) leave the tail in step
+  and are seen by `tally snapshot`, which reads every page.
 """
 
 from __future__ import annotations
@@ -168,6 +176,8 @@ def _fetch_new_pages(
             low = tail.number
             first = crawl.probe(where, tail)
         crawl.descend(crawl.climb(first, where, low), low, where)
+        if tail is not None and not every_page:  # a re-run: only the tail was read again
+            crawl.realign(where)
         return crawl.fetched
     except _Misaddressed:
         pass
@@ -379,6 +389,53 @@ class _Crawl:
             number = min(number, page.number) - 1  # a shorter thread: on from its last page
             self._report(max(number - low + 1, 0))
 
+    def realign(self, where: _Addresses) -> None:
+        """A re-run read the thread from its stored last page up. If that page no longer starts
+        with the post its copy stored before this crawl started with, posts were added or taken
+        away below it since (a post approved from the moderation queue, a hidden one shown
+        again, a deleted one): read the page below as well, and so on down to the first page
+        that starts where it did (module docstring)."""
+        fresh = {page.number: page for page, _ in self.fetched.values()}
+        number = min(fresh, default=1)
+        while number > 1:
+            stored = self._stored_copy(number)
+            if stored is None or _first_id(stored[1]) == _first_id(fresh[number]):
+                return
+            below = number - 1
+            if not where.computable and below not in where.pinned:
+                address = self._stored_address(below)
+                if address is None:
+                    return  # never read: no address the forum gave for it
+                where.pinned[below] = address
+            page = self.read(where, below)
+            self._report(None)
+            if page.number != below:
+                return  # the forum served another page: nothing sure to go on from
+            fresh[below] = page
+            number = below
+
+    def _stored_copy(self, number: int) -> tuple[StoredPage, Page] | None:
+        """The newest readable version of page `number` stored before this crawl, parsed."""
+        if self.store is None:
+            return None
+        for version in self.store.page_versions(self.key, number):
+            if version.id in self.fetched:
+                continue  # read by this crawl
+            try:
+                return version, self.reader.parse(version.body, version.url, version.fetched_at)
+            except (NotAThreadPage, TruncatedPage):
+                continue  # a refusal or a cut download kept as evidence: an older copy may do
+        return None
+
+    def _stored_address(self, number: int) -> str | None:
+        """Where page `number` was last fetched from before this crawl (None: never)."""
+        if self.store is None:
+            return None
+        for version in self.store.page_versions(self.key, number):
+            if version.id not in self.fetched:
+                return self.reader.engine.normalise_url(version.url)
+        return None
+
     def _take(self, response: Response, expected: int, keep_refusal: bool = True) -> Page:
         self.reads += 1
         try:
@@ -407,6 +464,10 @@ class _Crawl:
     def _report(self, left: int | None) -> None:
         if self.progress:
             self.progress(self.reads, None if left is None else self.reads + left)
+
+
+def _first_id(page: Page) -> str | None:
+    return page.posts[0].id if page.posts else None
 
 
 def _reads_left(page: Page, jump: bool, low: int) -> int | None:

@@ -212,6 +212,16 @@ class Store:
             )
         )
 
+    def page_versions(self, thread_key: str, page: int) -> list[StoredPage]:
+        """Every stored version of one page of the thread, newest fetch first."""
+        return list(
+            self._select(
+                f"SELECT {_COLUMNS} {_FROM} WHERE v.thread_key = ? AND v.page = ?"
+                " ORDER BY v.fetched_at DESC, v.id DESC",
+                (thread_key, page),
+            )
+        )
+
     def last_page(self, thread_key: str) -> int | None:
         """The highest page number stored for the thread, None when nothing is stored."""
         try:

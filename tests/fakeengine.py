@@ -87,6 +87,7 @@ class FakeForum:
     posts: list[tuple[int, str, str]] = field(default_factory=list)  # (id, author, text)
     next_links: bool = True
     base: str = "/thread/7"
+    held: dict[int, tuple[int, str, str]] = field(default_factory=dict)  # the moderation queue
 
     def add(self, count: int, author: str = "ann") -> None:
         start = max((pid for pid, _, _ in self.posts), default=0) + 1
@@ -95,6 +96,15 @@ class FakeForum:
 
     def delete(self, pid: int) -> None:
         self.posts = [post for post in self.posts if post[0] != pid]
+
+    def hold(self, pid: int) -> None:
+        """Put a post in the moderation queue: not shown, its place kept for its approval."""
+        self.held.update((post[0], post) for post in self.posts if post[0] == pid)
+        self.delete(pid)
+
+    def approve(self, pid: int) -> None:
+        """Show a held post, where its id places it: in the middle of the thread."""
+        self.posts = sorted([*self.posts, self.held.pop(pid)])
 
     def edit(self, pid: int, text: str) -> None:
         self.posts = [(i, a, text if i == pid else t) for i, a, t in self.posts]

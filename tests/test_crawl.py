@@ -170,12 +170,15 @@ def test_a_deletion_between_the_two_reads_of_a_rerun_loses_nothing(
     del served[:]
     delete_after.append(3)  # right after page 4 goes out: 16 moves onto page 3
     after, asked = run(server, store)
-    assert asked == ["4", "3"]
     # Page 3 read after the deletion shows 16 where it now is; read first to last, page 4
-    # after page 3 would have shown 17, 18 only and 16 would be lost.
+    # after page 3 would have shown 17, 18 only and 16 would be lost. Page 3 no longer starts
+    # with 11 as its stored copy did: something went below it, so pages 2 and 1 are read
+    # again, down to the page that starts where it did (1), and the deletion is seen.
+    assert asked == ["4", "3", "2", "1"]
     assert ids(after) == numbers(*range(1, 19))
     sixteen = next(post for post in after.posts if post.id == "16")
     assert sixteen.page_url.endswith("?page=3") and sixteen.position == 15
+    assert after.vanished == frozenset({"3"})
 
 
 def test_a_snapshot_reads_from_the_last_known_page_down_to_page_one(
@@ -272,6 +275,40 @@ def test_a_board_that_changed_its_page_size_is_read_again_from_page_one(
     assert served == [15, 0, 12, 9, 6, 3, 0]
 
 
+def test_a_post_approved_below_the_last_page_is_found_by_the_addresses_the_forum_gave(
+    server: HTTPServer, store: Store
+) -> None:
+    # The forum's links carry a session id, so no page size can be told from them and no
+    # address computed: the page below the last is read at the address stored for it.
+    thread = FakeForum(per_page=5)
+    thread.add(12)
+    thread.hold(7)
+    served: list[int] = []
+
+    def serve(request: Request) -> Response:
+        start = int(request.args.get("start", "0"))
+        served.append(start)
+        body = thread.render(start // thread.per_page + 1)
+        body = re.sub(rb"\?page=(\d+)",
+                      lambda m: b"?start=%d&amp;sid=5f3a" % ((int(m[1]) - 1) * thread.per_page),
+                      body)
+        return Response(body, content_type="text/html; charset=utf-8")
+
+    server.expect_request("/thread/7").respond_with_handler(serve)
+    url = server.url_for("/thread/7")
+
+    def read() -> list[str]:
+        del served[:]
+        return ids(read_thread(url, OffsetEngine(), zone=ZONE, store=store,
+                               fetcher=Fetcher(delay=0, retries=1)))
+
+    assert read() == numbers(1, 2, 3, 4, 5, 6, *range(8, 13))
+    assert served == [0, 5, 10, 5, 0]  # up by the "next" links, then down again
+    thread.approve(7)
+    assert read() == numbers(*range(1, 13))
+    assert served == [10, 5]  # the stored last page, then the one below it: in step
+
+
 def test_offline_gives_the_online_result_without_the_network(
     server: HTTPServer, forum: FakeForum, store: Store
 ) -> None:
@@ -298,13 +335,17 @@ def test_a_deletion_shifts_a_post_onto_an_earlier_page_and_nothing_is_lost(
     server: HTTPServer, forum: FakeForum, store: Store
 ) -> None:
     run(server, store)
-    forum.delete(3)  # 6 moves to page 1, 11 moves to page 2: neither page is fetched again
+    forum.delete(3)  # 6 moves to page 1, 11 moves to page 2
     forum.add(1)  # 13
     thread, asked = run(server, store)
-    assert asked == ["4"]  # clamped: the new page 3 shows 12, 13
-    # 11 is now on page 2, known from the stored page 3; 3 is still known from the stored page 1.
-    assert ids(thread) == numbers(*range(1, 14))
-    assert thread.vanished == frozenset()
+    # Clamped: the new page 3 shows 12, 13. Its stored copy started with 11, so something
+    # went below it: page 2 (7-11, stored 6-10) is read again, then page 1, which starts
+    # with 1 as before.
+    assert asked == ["4", "2", "1"]
+    assert ids(thread) == numbers(*range(1, 14))  # C6: 3 is kept, a deletion may postdate a deadline
+    assert thread.vanished == frozenset({"3"})
+    eleven = next(post for post in thread.posts if post.id == "11")
+    assert eleven.page_url.endswith("?page=2") and eleven.position == 10
 
 
 def test_a_post_deleted_between_its_neighbours_is_kept_and_listed(
@@ -318,6 +359,42 @@ def test_a_post_deleted_between_its_neighbours_is_kept_and_listed(
     assert asked == ["4"]
     assert ids(thread) == numbers(*range(1, 16))  # C6: kept, a deletion may postdate a deadline
     assert thread.vanished == frozenset({"12"})
+
+
+def test_a_post_approved_mid_thread_after_a_run_is_read_by_the_next_run(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    forum.hold(7)  # in the moderation queue: pages 1-5, 6 8 9 10 11, 12
+    first, _ = run(server, store)
+    assert "7" not in ids(first)
+    forum.approve(7)  # shown in its place: 8-11 move up, 11 onto page 3
+    thread, asked = run(server, store)
+    # Page 3 (page 4 clamped) starts with 11, its stored copy with 12: a post came in below
+    # it. Page 2 is read again and starts with 6 as before: the crawl stops there.
+    assert asked == ["4", "2"]
+    assert ids(thread) == numbers(*range(1, 13))
+    assert [post.position for post in thread.posts] == list(range(1, 13))
+    assert thread.vanished == frozenset()
+
+
+def test_a_hidden_post_shown_again_is_read_and_nothing_else_is_fetched_when_nothing_moved(
+    server: HTTPServer, forum: FakeForum, store: Store
+) -> None:
+    forum.add(3)  # 15 posts: three full pages
+    run(server, store)
+    forum.hold(2)  # hidden by a moderator: 6 moves onto page 1, 11 onto page 2
+    forum.add(1)  # 16: page 3 is 12-16 now
+    again, asked = run(server, store)
+    assert asked == ["4", "2", "1"]  # page 4 clamped to 3 (12-16, stored 11-15): down to 1
+    assert again.vanished == frozenset({"2"})
+    forum.approve(2)  # shown again: each post moves back up, 16 opens page 4
+    shown, asked = run(server, store)
+    assert asked == ["4", "3", "2", "1"]  # page 1 starts with 1 as it did: no further
+    assert ids(shown) == numbers(*range(1, 17)) and shown.vanished == frozenset()
+    assert [post.position for post in shown.posts] == list(range(1, 17))
+    forum.add(1)  # 17, nothing else moved: the stored last page starts as it did
+    _, asked = run(server, store)
+    assert asked == ["5"]  # clamped to page 4, the fresh read of the last page
 
 
 def test_a_full_reread_after_a_deletion_lists_it_once(
@@ -658,6 +735,7 @@ class LiveThread:
 
         self.engine_name = engine_name
         self.per_page = per_page
+        self.held: list[Any] = []
         if engine_name == "phpbb":  # phpBB 3.3 prosilver, the kira-en generator
             self.gen = fixture_module(casefiles.FIXTURES / "phpbb" / "kira-en" / "make_pages.py",
                                   "kira_pages_live")
@@ -676,6 +754,18 @@ class LiveThread:
 
     def delete(self, position: int) -> None:
         del self.rows[position - 1]
+
+    def hold(self, position: int) -> None:
+        """The post at `position` waits in the moderation queue: not shown."""
+        self.held.append(self.rows.pop(position - 1))
+
+    def approve(self) -> None:
+        """The held posts are shown, each in its place by post id (mid-thread)."""
+        self.rows = sorted(self.rows + self.held, key=self._id)
+        self.held = []
+
+    def _id(self, row: Any) -> int:
+        return row[0] if self.engine_name == "phpbb" else int(row["pid"])
 
     def add(self, count: int) -> None:
         """Posts written after the first ones (the generator's next posts, as they come)."""
@@ -728,14 +818,10 @@ def test_a_post_deleted_between_two_page_fetches_loses_nothing_and_counts_nothin
     assert len(got) == len(set(got))  # deleted one is kept), none twice
 
 
-@pytest.mark.parametrize("engine_name", ["phpbb", "invision"])
-def test_reruns_find_the_page_after_the_last_without_the_page_size_in_the_game_file(
-    engine_name: str, server: HTTPServer, store: Store,
-) -> None:
-    # phpBB addresses pages by offset (start=): the page size comes from the forum's own
-    # "next" links, then from the addresses stored; IPB 3's page-N addresses need none.
-    engine = adapters.get(engine_name)
-    live = LiveThread(engine_name, per_page=5)  # pages: 1-5, 6-10, 11-12
+def serve_live(server: HTTPServer, engine: Any, live: LiveThread
+               ) -> tuple[list[int], str, requests.Session]:
+    """Serve `live` page by page; returns the page numbers served (in order), the thread's URL
+    and a session that keeps the pages' own absolute links (IPB 3) on the local server."""
     served: list[int] = []
 
     def serve(request: Request) -> Response:
@@ -746,7 +832,43 @@ def test_reruns_find_the_page_after_the_last_without_the_page_size_in_the_game_f
     session = requests.Session()
     for scheme in ("http://", "https://"):
         session.mount(scheme, ToLocal(f"127.0.0.1:{server.port}"))
-    url = server.url_for(live.url) if engine_name == "phpbb" else live.url
+    url = server.url_for(live.url) if live.engine_name == "phpbb" else live.url
+    return served, url, session
+
+
+@pytest.mark.parametrize("engine_name", ["phpbb", "invision"])
+def test_a_vote_approved_from_the_moderation_queue_after_a_run_is_counted_by_the_next_run(
+    engine_name: str, server: HTTPServer, store: Store,
+) -> None:
+    engine = adapters.get(engine_name)
+    live = LiveThread(engine_name, per_page=5)  # pages: 1-5, 6-10, 11-12
+    everyone = list(live.ids)
+    live.hold(7)  # a post on page 2 waits for a moderator
+    served, url, session = serve_live(server, engine, live)
+
+    def read() -> list[Post]:
+        del served[:]
+        return list(read_thread(url, engine, zone="Europe/Moscow", store=store,
+                                fetcher=Fetcher(delay=0, retries=1, session=session),
+                                per_page=5).posts)
+
+    assert [post.id for post in read()] == everyone[:6] + everyone[7:]
+    live.approve()
+    posts = read()
+    assert [post.id for post in posts] == everyone  # the approved post, in its place
+    assert [post.position for post in posts] == list(range(1, 13))
+    assert served[-1] == 2 and 1 not in served  # down to page 2, which starts as it did
+
+
+@pytest.mark.parametrize("engine_name", ["phpbb", "invision"])
+def test_reruns_find_the_page_after_the_last_without_the_page_size_in_the_game_file(
+    engine_name: str, server: HTTPServer, store: Store,
+) -> None:
+    # phpBB addresses pages by offset (start=): the page size comes from the forum's own
+    # "next" links, then from the addresses stored; IPB 3's page-N addresses need none.
+    engine = adapters.get(engine_name)
+    live = LiveThread(engine_name, per_page=5)  # pages: 1-5, 6-10, 11-12
+    served, url, session = serve_live(server, engine, live)
 
     def read() -> list[str]:
         del served[:]
