@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from itertools import permutations
@@ -242,19 +242,20 @@ class OffsetEngine(FakeEngine):
         return int(parse_qs(urlsplit(url).query).get("start", ["0"])[0]) // (per_page or 20) + 1
 
 
-def test_a_board_that_changed_its_page_size_is_read_again_from_page_one(
-    server: HTTPServer, store: Store
-) -> None:
-    thread = FakeForum(per_page=5)
-    thread.add(12)
+def serve_by_offset(server: HTTPServer, thread: FakeForum, store: Store, link_tail: bytes = b""
+                    ) -> tuple[list[int], Callable[[], list[str]]]:
+    """Serve `thread` by offset (?start=N, clamped past the end like phpBB), its "next" links
+    as offsets followed by `link_tail`; returns the offsets served and a read of the thread
+    through `store` by OffsetEngine."""
     served: list[int] = []
 
     def serve(request: Request) -> Response:
         start = int(request.args.get("start", "0"))
         served.append(start)
-        body = thread.render(start // thread.per_page + 1)  # clamped past the end
-        body = re.sub(rb"\?page=(\d+)",  # the next link, as an offset
-                      lambda m: b"?start=%d" % ((int(m[1]) - 1) * thread.per_page), body)
+        body = thread.render(start // thread.per_page + 1)
+        body = re.sub(rb"\?page=(\d+)",
+                      lambda m: b"?start=%d" % ((int(m[1]) - 1) * thread.per_page) + link_tail,
+                      body)
         return Response(body, content_type="text/html; charset=utf-8")
 
     server.expect_request("/thread/7").respond_with_handler(serve)
@@ -264,6 +265,15 @@ def test_a_board_that_changed_its_page_size_is_read_again_from_page_one(
         del served[:]
         return ids(read_thread(url, OffsetEngine(), zone=ZONE, store=store,
                                fetcher=Fetcher(delay=0, retries=1)))
+    return served, read
+
+
+def test_a_board_that_changed_its_page_size_is_read_again_from_page_one(
+    server: HTTPServer, store: Store
+) -> None:
+    thread = FakeForum(per_page=5)
+    thread.add(12)
+    served, read = serve_by_offset(server, thread, store)
 
     assert read() == numbers(*range(1, 13))
     assert served == [0, 10, 5, 0]  # the page size, 5, from page 1's "next" link
@@ -283,24 +293,7 @@ def test_a_post_approved_below_the_last_page_is_found_by_the_addresses_the_forum
     thread = FakeForum(per_page=5)
     thread.add(12)
     thread.hold(7)
-    served: list[int] = []
-
-    def serve(request: Request) -> Response:
-        start = int(request.args.get("start", "0"))
-        served.append(start)
-        body = thread.render(start // thread.per_page + 1)
-        body = re.sub(rb"\?page=(\d+)",
-                      lambda m: b"?start=%d&amp;sid=5f3a" % ((int(m[1]) - 1) * thread.per_page),
-                      body)
-        return Response(body, content_type="text/html; charset=utf-8")
-
-    server.expect_request("/thread/7").respond_with_handler(serve)
-    url = server.url_for("/thread/7")
-
-    def read() -> list[str]:
-        del served[:]
-        return ids(read_thread(url, OffsetEngine(), zone=ZONE, store=store,
-                               fetcher=Fetcher(delay=0, retries=1)))
+    served, read = serve_by_offset(server, thread, store, b"&amp;sid=5f3a")
 
     assert read() == numbers(1, 2, 3, 4, 5, 6, *range(8, 13))
     assert served == [0, 5, 10, 5, 0]  # up by the "next" links, then down again
