@@ -561,4 +561,8 @@ def triggers(
 import tally.commands  # noqa: E402,F401
 
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    # Run as `python -m tally.cli`, this file is __main__, and tally.commands registered its
+    # commands on the app of the module imported as tally.cli: run that one.
+    from tally.cli import app as registered
+
+    registered()

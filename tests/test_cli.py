@@ -192,3 +192,16 @@ def test_event_the_preset_does_not_know_names_its_line(tmp_path):
     line = lines.index('kind = "tramposo"') + 1
     one_line_error(run("count", str(game), *SAVED), 3,
                    f"game.toml:{line}: events: unknown event kind 'tramposo' for preset kira")
+
+
+@pytest.mark.parametrize("module", ["tally", "tally.cli"])
+def test_python_dash_m_runs_every_command(module: str) -> None:
+    """`python -m tally` (and `-m tally.cli`) is the `tally` program, with every command: run
+    as __main__, cli.py once knew only the commands it defines itself."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", module, "report", "--help"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "votes over time" in " ".join(done.stdout.split())
