@@ -218,14 +218,18 @@ def main() -> None:
     for engine in only:
         pages = fixture_pages(engine)
         r, ours, bare, n = ratio(engine, pages, extractor, args.rounds * 4)
+        # Small pages with few posts cost more than lxml per byte: the size says why a row is high.
+        size = sum(len(data) for data, _ in pages) / len(pages) / 1024
         print(f"   {engine:<11} saved pages: {len(pages):3d} pages, {n:5d} posts: ratio {r:4.2f} "
-              f"({ours * 1000:7.1f} ms vs {bare * 1000:7.1f} ms)")
+              f"({ours * 1000:7.1f} ms vs {bare * 1000:7.1f} ms; {size:4.1f} KiB, "
+              f"{n / len(pages):4.1f} posts a page)")
     for template in synthetic.TEMPLATES:
         if template.engine not in only:
             continue
         pages = list(synthetic.thread(template, args.posts))
         r, ours, bare, n = ratio(template.engine, pages, extractor, args.rounds)
-        where = f"{template.case}, {len(pages)} pages of {template.per_page}"
+        size = sum(len(data) for data, _ in pages) / len(pages) / 1024
+        where = f"{template.case}, {len(pages)} pages of {template.per_page}, {size:.0f} KiB"
         print(f"   {template.engine:<11} synthetic ({where}), {n} posts: ratio {r:4.2f} "
               f"({ours:5.2f} s vs {bare:5.2f} s)")
     if "phpbb" not in only:
