@@ -241,8 +241,9 @@ def main() -> None:
         count = write_thread(pages_dir, args.posts, args.per_page)
         pages = synthetic_pages(pages_dir, args.per_page)
         r, ours, bare, n = ratio("phpbb", pages, extractor, args.rounds)
-        print(f"   phpbb       synthetic: {count} pages, {n} posts: ratio {r:4.2f} "
-              f"({ours:5.2f} s vs {bare:5.2f} s)")
+        size = sum(len(data) for data, _ in pages) / len(pages) / 1024
+        print(f"   phpbb       synthetic ({count} pages of {args.per_page}, {size:.0f} KiB), "
+              f"{n} posts: ratio {r:4.2f} ({ours:5.2f} s vs {bare:5.2f} s)")
         if args.ratios_only:
             return
         wall, peak = full_count(pages_dir)
