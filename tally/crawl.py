@@ -399,7 +399,7 @@ class _Crawl:
         number = min(fresh, default=1)
         while number > 1:
             stored = self._stored_copy(number)
-            if stored is None or _first_id(stored[1]) == _first_id(fresh[number]):
+            if stored is None or _first_id(stored) == _first_id(fresh[number]):
                 return
             below = number - 1
             if not where.computable and below not in where.pinned:
@@ -414,27 +414,26 @@ class _Crawl:
             fresh[below] = page
             number = below
 
-    def _stored_copy(self, number: int) -> tuple[StoredPage, Page] | None:
+    def _stored_copy(self, number: int) -> Page | None:
         """The newest readable version of page `number` stored before this crawl, parsed."""
-        if self.store is None:
-            return None
-        for version in self.store.page_versions(self.key, number):
-            if version.id in self.fetched:
-                continue  # read by this crawl
+        for version in self._stored_before(number):
             try:
-                return version, self.reader.parse(version.body, version.url, version.fetched_at)
+                return self.reader.parse(version.body, version.url, version.fetched_at)
             except (NotAThreadPage, TruncatedPage):
                 continue  # a refusal or a cut download kept as evidence: an older copy may do
         return None
 
     def _stored_address(self, number: int) -> str | None:
         """Where page `number` was last fetched from before this crawl (None: never)."""
-        if self.store is None:
-            return None
-        for version in self.store.page_versions(self.key, number):
-            if version.id not in self.fetched:
-                return self.reader.engine.normalise_url(version.url)
+        for version in self._stored_before(number):
+            return self.reader.engine.normalise_url(version.url)
         return None
+
+    def _stored_before(self, number: int) -> list[StoredPage]:
+        """The versions of page `number` stored before this crawl, newest first."""
+        if self.store is None:
+            return []
+        return [v for v in self.store.page_versions(self.key, number) if v.id not in self.fetched]
 
     def _take(self, response: Response, expected: int, keep_refusal: bool = True) -> Page:
         self.reads += 1
