@@ -783,43 +783,20 @@ class LiveThread:
         return html.encode("utf-8")
 
 
-@pytest.mark.parametrize("engine_name", ["phpbb", "invision"])
-def test_a_post_deleted_between_two_page_fetches_loses_nothing_and_counts_nothing_twice(
-    engine_name: str, server: HTTPServer, store: Store,
-) -> None:
-    engine = adapters.get(engine_name)
-    live = LiveThread(engine_name, per_page=5)  # pages: 1-5, 6-10, 11-12
-    served: list[int] = []
-
-    def serve(request: Request) -> Response:
-        number = engine.page_number(request.url, live.per_page)
-        served.append(number)
-        body = live.render(number)
-        if served == [1]:
-            live.delete(3)  # right after page 1 went out: post 6 moves onto page 1
-        return Response(body, content_type="text/html; charset=utf-8")
-
-    server.expect_request(re.compile(".*")).respond_with_handler(serve)
-    session = requests.Session()
-    for scheme in ("http://", "https://"):  # the IPB pages link their own board: kept local
-        session.mount(scheme, ToLocal(f"127.0.0.1:{server.port}"))
-    url = server.url_for(live.url) if engine_name == "phpbb" else live.url
-    thread = read_thread(url, engine, zone="Europe/Moscow", store=store,
-                         fetcher=Fetcher(delay=0, retries=1, session=session), per_page=5)
-    got = [post.id for post in thread.posts]
-    assert sorted(got) == sorted(live.ids), f"served pages {served}"  # none lost (C6: the
-    assert len(got) == len(set(got))  # deleted one is kept), none twice
-
-
-def serve_live(server: HTTPServer, engine: Any, live: LiveThread
+def serve_live(server: HTTPServer, engine: Any, live: LiveThread,
+               after: Callable[[list[int]], None] | None = None
                ) -> tuple[list[int], str, requests.Session]:
     """Serve `live` page by page; returns the page numbers served (in order), the thread's URL
-    and a session that keeps the pages' own absolute links (IPB 3) on the local server."""
+    and a session that keeps the pages' own absolute links (IPB 3) on the local server.
+    `after(served)` runs once each page is rendered: the thread may change between fetches."""
     served: list[int] = []
 
     def serve(request: Request) -> Response:
         served.append(engine.page_number(request.url, live.per_page))
-        return Response(live.render(served[-1]), content_type="text/html; charset=utf-8")
+        body = live.render(served[-1])
+        if after is not None:
+            after(served)
+        return Response(body, content_type="text/html; charset=utf-8")
 
     server.expect_request(re.compile(".*")).respond_with_handler(serve)
     session = requests.Session()
@@ -827,6 +804,25 @@ def serve_live(server: HTTPServer, engine: Any, live: LiveThread
         session.mount(scheme, ToLocal(f"127.0.0.1:{server.port}"))
     url = server.url_for(live.url) if live.engine_name == "phpbb" else live.url
     return served, url, session
+
+
+@pytest.mark.parametrize("engine_name", ["phpbb", "invision"])
+def test_a_post_deleted_between_two_page_fetches_loses_nothing_and_counts_nothing_twice(
+    engine_name: str, server: HTTPServer, store: Store,
+) -> None:
+    engine = adapters.get(engine_name)
+    live = LiveThread(engine_name, per_page=5)  # pages: 1-5, 6-10, 11-12
+
+    def delete_after_page_one(served: list[int]) -> None:
+        if served == [1]:
+            live.delete(3)  # right after page 1 went out: post 6 moves onto page 1
+
+    served, url, session = serve_live(server, engine, live, delete_after_page_one)
+    thread = read_thread(url, engine, zone="Europe/Moscow", store=store,
+                         fetcher=Fetcher(delay=0, retries=1, session=session), per_page=5)
+    got = [post.id for post in thread.posts]
+    assert sorted(got) == sorted(live.ids), f"served pages {served}"  # none lost (C6: the
+    assert len(got) == len(set(got))  # deleted one is kept), none twice
 
 
 @pytest.mark.parametrize("engine_name", ["phpbb", "invision"])
