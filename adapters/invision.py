@@ -12,10 +12,7 @@ Both versions serve many boards; the Russian virtual-mafia board of the rulebook
 A machine-readable time wins over the display text; a disagreement is kept as a post note
 (DESIGN.md "Time"). Display texts are read with the helpers of tally.times, in Russian and English.
 
-Stock IPB 3.4 and IPS 4.1 post markup is first read by a fast path (invision_fast): regexes
-over the bytes find each post's chrome, and only the page chrome plus the messages go to lxml.
-Anything off the stock templates makes it decline, and the page is read by this module's tree
-path, whose readers (Ipb3Reader, Ips4Reader) the fast path shares.
+One reader per version reads every page (issue 15: the byte-level fast path is retired).
 """
 
 from __future__ import annotations
@@ -508,10 +505,7 @@ class Invision(Engine):
     # -- Pages -----------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        head = self._check_bytes(data, ctx)
-        page = self._fast_page(data, ctx, head)
-        if page is not None:
-            return page
+        self._check_bytes(data, ctx)
         doc = parse(data)
         found = _post_elements(doc)
         if not found.ips4 and not found.ipb3:
@@ -521,11 +515,6 @@ class Invision(Engine):
         posts = tuple(reader.post(element, index)
                       for index, element in enumerate(found.ips4 or found.ipb3))
         return self.page(reader, posts, ctx)
-
-    def _fast_page(self, data: bytes, ctx: PageContext, head: bytes) -> Page | None:
-        """The page read from its bytes (invision_fast); None when the scan cannot be sure to
-        read it as the tree path does."""
-        return invision_fast.fast_page(self, data, ctx, head)
 
     def page(self, reader: _Reader, posts: tuple[Post, ...], ctx: PageContext) -> Page:
         return Page(
@@ -1009,8 +998,3 @@ def _quote_data(holder: HtmlElement | None) -> dict[str, Any]:
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
-
-
-# The fast path reads stock pages for parse_page() and imports this module: last, so that
-# whichever of the two is imported first finds every name here defined.
-from tally.adapters import invision_fast  # noqa: E402
