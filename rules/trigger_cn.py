@@ -16,7 +16,7 @@ The GM team's secret trigger conditions are `[[events]]` of kind "trigger" in th
     # name = "第23楼"              # how the GM report names it
 
 The killer is the player whose `role` is 杀手 (or "killer"). Triggers are judged on the whole
-thread (`trigger_report`, `tally triggers`); they are GM-only (T8): every finding about them is
+thread (`tally.triggers`, `tally triggers`); they are GM-only (T8): every finding about them is
 secret and has no post id, so a public render cannot even drop the verdict of the post that met
 one. The day's count carries them only when its window holds the thread from floor 1.
 """
@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from tally import times
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
-from tally.model import Finding, Outcome, Post, Tally, Thread, Verdict
+from tally.model import Finding, Outcome, Post, Tally, Verdict
 from tally.names import normalise
 from tally.rules import validity as v
 from tally.rules.change import settle
@@ -311,7 +311,7 @@ def _local(at: datetime, zone: str) -> str:
     return f"{times.to_local(at, zone):%Y-%m-%d %H:%M}"
 
 
-def _line(change: Change, zone: str) -> str:
+def trigger_line(change: Change, zone: str) -> str:
     met = change.met
     head = (f"“{met.condition.name}”: {met.player} at floor {met.post.position} "
             f"({_local(met.post.created_at, zone)}): {change.result}")
@@ -323,40 +323,11 @@ def _line(change: Change, zone: str) -> str:
 def trigger_findings(judged: Judged) -> tuple[Finding, ...]:
     """T8: every trigger as a secret finding, with no post id (a public render shows nothing)."""
     out = list(judged.notes)
-    out += [Finding(c.rule, _line(c, judged.zone), None, c.met.player, secret=True)
+    out += [Finding(c.rule, trigger_line(c, judged.zone), None, c.met.player, secret=True)
             for c in judged.changes]
     out += [Finding("T1", f"“{cond.name}” not met yet" + "".join(f"; passed over {p}" for p in passed),
                     secret=True) for cond, passed in judged.open]
     return tuple(out)
-
-
-def trigger_report(thread: Thread, game: Game) -> str:
-    """The GM's private trigger report for the whole thread (T1-T8): `tally triggers GAME.toml`."""
-    from tally import engine
-    from tally.extract import Extractor
-
-    PRESET.validate(game)
-    posts = engine.in_order(thread.posts)
-    extractor = Extractor(game, PRESET.syntax)
-    voters = {p.id: extractor.ballot(p).voter for p in posts}
-    last = None
-    first = game.days[0]
-    point = thread.fetched_at or times.now()
-    if point > first.deadline:  # round one is over: its last valid vote is known
-        last = last_valid_vote(engine.count(thread, game, first.number, as_of=point).verdicts)
-    judged = judge_triggers(posts, voters, game, last)
-    lines = ["Trigger report (private: do not post; T8)", "=" * 42]
-    for finding in judged.notes:
-        lines.append(f"! {finding.message}")
-    lines.append(f"Met ({len(judged.changes)}):" if judged.changes else "Met: none")
-    lines += [f"  - [{c.rule}] {_line(c, judged.zone)}" for c in judged.changes]
-    lines.append(f"Open ({len(judged.open)}):" if judged.open else "Open: none")
-    for cond, passed in judged.open:
-        lines.append(f"  - “{cond.name}”" + "".join(f"; passed over {p}" for p in passed))
-    subs = sorted(p for p, s in judged.roles.items() if s != "civilian")
-    lines.append("Substitute killers: " + (", ".join(
-        f"{p} ({'promoted' if judged.roles[p] == 'promoted' else 'waiting'})" for p in subs) or "none"))
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -406,4 +377,4 @@ class TriggerPreset(Preset[TriggerOptions]):
 PRESET = TriggerPreset(name="trigger-cn", syntax=pack("zh"), defaults=TriggerOptions(),
                        validity=validity, decide=decide, notes=notes, event_kinds=EVENT_KINDS)
 
-__all__ = ["PRESET", "announce_at", "judge_triggers", "trigger_report"]
+__all__ = ["PRESET", "announce_at", "judge_triggers", "trigger_line"]

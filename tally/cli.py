@@ -545,7 +545,8 @@ def triggers(
     store: Path | None = StoreOpt,
 ) -> None:
     """The GM's private trigger report (trigger-cn, T1-T8): never post it in the thread."""
-    from tally.rules import trigger_cn
+    from tally.render.triggers import render_triggers
+    from tally.triggers import judge_thread
 
     with errors():
         loaded = load_game(game)
@@ -553,7 +554,7 @@ def triggers(
             raise InputError(f"{game}: tally triggers is for trigger-cn games "
                              f"(this game's preset is {loaded.preset})")
         thread = read_thread(loaded, loaded.days[0].number, source, fetched_at, offline, store)
-        typer.echo(trigger_cn.trigger_report(thread, loaded), nl=False)
+        typer.echo(render_triggers(judge_thread(thread, loaded)), nl=False)
 
 
 # The other commands (post, snapshot, export, report) live in tally/commands/, one module each;

@@ -20,7 +20,9 @@ from tally.extract import Extractor
 from tally.game import Event, Game, Player
 from tally.model import Tally, Thread
 from tally.render import render
-from tally.rules.trigger_cn import announce_at, trigger_report
+from tally.render.triggers import render_triggers
+from tally.rules.trigger_cn import announce_at
+from tally.triggers import judge_thread
 
 PLAYERS = ("张三", "李四", "王五", "赵六", "钱七")
 KILLER = "王五"
@@ -208,7 +210,7 @@ def test_trigger_report_on_the_whole_thread() -> None:
             said("李四", "05:00:00", "投票 张三")]
     posts = tuple(b.post for b in ballots(g, rows))
     thread = Thread(url=g.thread_url, engine="discuz", posts=posts, fetched_at=at("+1 04:00:00"))
-    report = trigger_report(thread, g)
+    report = render_triggers(judge_thread(thread, g))
     assert report.startswith("Trigger report (private: do not post; T8)\n")
     assert ("  - [T2] “沙发”: 张三 at floor 3 (2016-01-17 04:01): 张三 becomes a substitute killer; "
             "announce at 2016-01-17 13:00 (T6); passed over floor 2 (王五): the killer's post passes it on (T2)"
