@@ -3,220 +3,148 @@
 One engine, six stock themes (FORUMS.md §1.1): phpBB2, phpBB3, PunBB, Invision, ModernBB and
 AwesomeBB, told apart by the page skeleton. Admins edit templates freely (§1.8), so a post is
 found by its `post--ID` class (§1.2, on every theme), its author by the `/u{id}` profile link,
-and each theme only says where to look first for the date line and the message.
+and each theme only says where to look first for the author, the date line and the message:
+the THEMES table below. One reader visits each post once through compiled XPath queries.
 
 Dates are display text only (§1.3): "Dom 17 Ene 2016, 12:02", "Lun 18 Jan 2016 - 21:58",
-"Aujourd'hui à 21:58", "Hoy a las 21:58", "Yesterday at 12:02"... read as naive wall time in
-the board's zone and localised by tally.times.
+"Aujourd'hui à 21:58", "Hoy a las 21:58", "Yesterday at 12:02"... read by adapters/dates.py as
+naive wall time in the board's zone and localised by tally.times.
 
-parse_page() tries the fast path first (forumotion_fast: stock pages read from their bytes);
-the tree reader here reads every page it declines.
+Guests see, at the end of each page, a "Contenido patrocinado" / "Sponsored content" block
+rendered as post 0 (§1.8): it is skipped and named in the page's notes, which reach the
+"Reading the thread" section of the GM report and the audit.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import partial
 from math import gcd
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
-from lxml import html as lxml_html
 from lxml.html import HtmlElement
 
 from tally import times
 from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext
-from tally.adapters.html import (
-    Aside,
-    block_text,
-    class_set,
-    collapse,
-    first,
-    has_class_xpath,
-    parser_input,
-    split_body,
-)
+from tally.adapters.html import Aside, block_text, class_set, collapse, parser_input, split_body
 from tally.errors import TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 
 
-def _c(name: str) -> str:
-    """has_class_xpath(name), with a cheap substring test first: the concat/normalize-space
-    test costs far more, and most elements of a post fail the substring test already."""
-    return f"contains(@class, '{name}') and {has_class_xpath(name)}"
-
-
-# The text of an element, as "".join(itertext()) gives it but read by libxml2 in one go
-# (several times faster than building the string from Python).
-_TEXT = etree.XPath("string()")
-
-
-def _text(element: HtmlElement) -> str:
-    if not len(element):  # a leaf: its text is all of it, without an XPath run
-        return element.text or ""
-    return str(_TEXT(element))
-
-
-_PARSERS = threading.local()  # lxml parsers are not to be shared between threads
-
-
-def _parse(data: bytes) -> HtmlElement:
-    """parse_tree(data), with one parser per charset and thread (building a parser costs a
-    tenth of parsing a small page) and without the id index, which nothing here reads. A
-    windows-1252 page is decoded as browsers do (html.parser_input)."""
-    data, charset = parser_input(data)
-    root = etree.fromstring(data, parser=parser(charset))
-    if root is None:
-        return lxml_html.document_fromstring(b"<html></html>")
-    return root
-
-
-def parser(charset: str) -> etree.HTMLParser:
-    """The HTML parser for `charset` on this thread (see _parse)."""
-    parsers = _PARSERS.__dict__.setdefault("by_charset", {})
-    found = parsers.get(charset)
-    if found is None:
-        found = parsers[charset] = etree.HTMLParser(encoding=charset, remove_comments=True,
-                                                    collect_ids=False)
-    return found
-
-
-# ---------------------------------------------------------------------------------------------
-# Themes (FORUMS.md §1.1, §1.2): where each stock viewtopic_body puts the author, date, message.
+def _classed(tag: str, name: str, unless: str | None = None) -> str:
+    """An XPath step to the `tag` descendants whose class list holds `name` (and not `unless`).
+    Reached through their class attributes: cheaper than testing @class from every `tag`."""
+    def test(n: str) -> str:
+        return f"contains(., '{n}') and contains(concat(' ', normalize-space(.), ' '), ' {n} ')"
+    return f"descendant::{tag}/@class[{test(name)}{f' and not({test(unless)})' if unless else ''}]/.."
 
 
 def _paths(*xpaths: str) -> tuple[etree.XPath, ...]:
-    """Compiled once. Paths use `descendant::` rather than `.//` (descendant-or-self::node()/
-    child::), which makes libxml2 visit every text node too and costs about twice as much."""
     return tuple(etree.XPath(path) for path in xpaths)
 
 
-def _ca(name: str) -> str:
-    """_c(name) for a class attribute node itself (`.`)."""
-    return f"contains(., '{name}') and contains(concat(' ', normalize-space(.), ' '), ' {name} ')"
-
-
-def _classed(tag: str, name: str, unless: str | None = None) -> str:
-    """An XPath step to the `tag` descendants whose class list holds `name` (and not `unless`),
-    through their class attributes: `descendant::tag[_c(name)]` tests @class from every `tag`,
-    building a node-set each time, and costs about a quarter more."""
-    test = _ca(name) + (f" and not({_ca(unless)})" if unless else "")
-    return f"descendant::{tag}/@class[{test}]/.."
-
+# ---------------------------------------------------------------------------------------------
+# Themes (FORUMS.md §1.1, §1.2, Etana/template src/<theme>/viewtopic_body.tpl): how the page
+# skeleton names the theme, and where its postrow puts the poster, the date and {MESSAGE}.
 
 @dataclass(frozen=True, slots=True)
 class Theme:
     name: str
-    author: tuple[etree.XPath, ...]  # containers holding the poster's name (and /u link)
+    skeleton: re.Pattern[bytes]  # what the stock overall_header prints (§1.1)
+    author: tuple[etree.XPath, ...]  # containers of {POSTER_NAME} (and its /u link)
     date: tuple[etree.XPath, ...]  # containers whose text ends with {POST_DATE(_NEW)}
     message: tuple[etree.XPath, ...]  # the element holding {MESSAGE}
 
 
-THEMES: dict[str, Theme] = {
-    "phpbb2": Theme(
-        "phpbb2",
-        author=_paths(_classed("span", "name")),
-        date=_paths(_classed("span", "postdetails", unless="poster-profile")),
-        message=_paths(_classed("div", "postbody") + "/div[1]"),
-    ),
-    "phpbb3": Theme(
-        "phpbb3",
-        author=_paths(_classed("div", "postprofile") + "/descendant::dt",
+def _marker(attribute: str, value: str) -> re.Pattern[bytes]:
+    return re.compile(rf"""\b{attribute}\s*=\s*["']?(?:[^"'>]*\s)?{value}[\s"'>]""".encode())
+
+
+THEMES = (
+    Theme("phpbb2", _marker("class", "bodylinewidth"),
+          author=_paths(_classed("span", "name")),
+          date=_paths(_classed("span", "postdetails", unless="poster-profile")),
+          message=_paths(_classed("div", "postbody") + "/div[1]")),
+    Theme("phpbb3", re.compile(rb"""<body[^>]*\bid\s*=\s*["']?(?:phpbb|fa_edge)\b|\bid=["']fa_edge"""),
+          author=_paths(_classed("div", "postprofile") + "/descendant::dt",
+                        _classed("p", "author")),
+          date=_paths(_classed("p", "author")),
+          message=_paths(_classed("div", "content") + "/div[1]")),
+    Theme("punbb", _marker("class", "pun"),
+          author=_paths(_classed("h4", "username")),
+          date=_paths(_classed("div", "posthead") + "/h2", _classed("div", "posthead")),
+          message=_paths(_classed("div", "entry-content") + "/div[not(@class)][1]/div[1]",
+                         _classed("div", "entry-content"))),
+    Theme("invision", _marker("id", "ipbwrapper"),
+          author=_paths(_classed("dl", "postprofile-details"), _classed("div", "postprofile")),
+          date=_paths(_classed("div", "postbody-head") + "/" + _classed("p", "author"),
                       _classed("p", "author")),
-        date=_paths(_classed("p", "author")),
-        message=_paths(_classed("div", "content") + "/div[1]"),
-    ),
-    "punbb": Theme(
-        "punbb",
-        author=_paths(_classed("h4", "username")),
-        date=_paths(_classed("div", "posthead") + "/h2", _classed("div", "posthead")),
-        message=_paths(
-            _classed("div", "entry-content") + f"/div[not({_c('vote')})][1]/div[1]",
-            _classed("div", "entry-content"),
-        ),
-    ),
-    "invision": Theme(
-        "invision",
-        author=_paths(_classed("dl", "postprofile-details"), _classed("div", "postprofile")),
-        date=_paths(_classed("div", "postbody-head") + "/" + _classed("p", "author"),
-                    _classed("p", "author")),
-        message=_paths(_classed("div", "post-entry") + "/div[1]"),
-    ),
-    "modernbb": Theme(
-        "modernbb",
-        author=_paths(_classed("div", "postprofile-name"),
-                      _classed("div", "postprofile") + "/descendant::dt"),
-        date=_paths(_classed("div", "topic-date")),
-        message=_paths(_classed("div", "content") + "/div[1]"),
-    ),
-    "awesomebb": Theme(
-        "awesomebb",
-        author=_paths(_classed("span", "post-author-name"), _classed("aside", "post-aside")),
-        date=_paths(_classed("span", "post-date"), _classed("div", "post-footer")),
-        message=_paths(_classed("div", "post-content")),
-    ),
-}
+          message=_paths(_classed("div", "post-entry") + "/div[1]")),
+    Theme("modernbb", re.compile(rb"""<body[^>]*\bid\s*=\s*["']?modernbb\b"""),
+          author=_paths(_classed("div", "postprofile-name"),
+                        _classed("div", "postprofile") + "/descendant::dt"),
+          date=_paths(_classed("div", "topic-date")),
+          message=_paths(_classed("div", "content") + "/div[1]")),
+    # AwesomeBB's body has no id of its own (<body id="top">): its stylesheet or post-wrap.
+    Theme("awesomebb", re.compile(rb"awesomebb|\bclass\s*=\s*[\"'](?:[^\"']*\s)?post-wrap\b"),
+          author=_paths(_classed("span", "post-author-name"), _classed("aside", "post-aside")),
+          date=_paths(_classed("span", "post-date"), _classed("div", "post-footer")),
+          message=_paths(_classed("div", "post-content"))),
+)
 
 
-def detect_theme(root: HtmlElement, data: bytes | None = None) -> str | None:
-    """The stock theme from the page skeleton (FORUMS.md §1.1, fam.js order), or None.
-    `data`, the page's bytes, lets a page without "post-wrap" skip the whole-page scan."""
-    body = root.find("body")
-    body_id = (body.get("id") if body is not None else None) or ""
-    classes, ids, links = _skeleton(root, data is None or b"post-wrap" in data)
-    if "bodylinewidth" in classes:
-        return "phpbb2"
-    if body_id == "phpbb" or "fa_edge" in ids:
-        return "phpbb3"
-    if "pun" in classes:
-        return "punbb"
-    if "ipbwrapper" in ids:
-        return "invision"
-    if body_id == "modernbb":
-        return "modernbb"
-    if "awesomebb" in links or "post-wrap" in classes:
-        return "awesomebb"
-    return None
+def detect_theme(data: bytes) -> str | None:
+    """The stock theme from the page skeleton (§1.1, in fam.js's order), or None."""
+    return next((theme.name for theme in THEMES if theme.skeleton.search(data)), None)
 
 
-def _skeleton(root: HtmlElement, post_wrap: bool) -> tuple[set[str], set[str], str]:
-    """Class names, ids and stylesheet links of the page's outer layout (one pass each)."""
-    values = _OUTER_CLASSES(root) + (_POST_WRAP_CLASSES(root) if post_wrap else [])
-    classes = {c for value in values for c in value.split()}
-    return classes, set(_OUTER_IDS(root)), " ".join(_STYLESHEETS(root)).lower()
-
-
-def _strings(path: str) -> etree.XPath:
-    """A compiled XPath whose strings are plain str: no element behind each one to build."""
-    return etree.XPath(path, smart_strings=False)
-
-
-# Skeleton markers sit high in the tree (body's first levels), where a scan is cheap.
-_OUTER_CLASSES = _strings("/html/body/@class | /html/body/*/@class | /html/body/*/*/@class")
-# ...but AwesomeBB's post-wrap may sit anywhere: a whole-page scan, run only when the bytes
-# hold the word.
-_POST_WRAP_CLASSES = _strings("//div[contains(@class, 'post-wrap')][1]/@class")
-_OUTER_IDS = _strings("/html/body/*/@id | /html/body/*/*/@id")
-_STYLESHEETS = _strings("/html/head/link/@href")
-
-
-def _theme_order(theme: str | None) -> tuple[Theme, ...]:
+def _theme_order(name: str | None) -> tuple[Theme, ...]:
     """The detected theme first, then every other one: overridden templates mix them (§1.8)."""
-    head = (THEMES[theme],) if theme else ()
-    return head + tuple(t for t in THEMES.values() if t.name != theme)
+    return tuple(sorted(THEMES, key=lambda theme: theme.name != name))
 
 
-# Each theme's order, built once rather than for every page.
-_THEME_ORDERS = {name: _theme_order(name) for name in (*THEMES, None)}
+_THEME_ORDERS = {name: _theme_order(name) for name in (*(t.name for t in THEMES), None)}
+
+# Every post--ID element (§1.2) and every "sig" class element, in one pass over the page's
+# class attributes: each post's signature is one of the latter.
+_POSTS_AND_SIGNATURES = etree.XPath("/descendant::*/@class[contains(., 'post--') or contains(., 'sig')]")
+_POST_CLASS = re.compile(r"(?:^|\s)post--(\d+)(?:\s|$)")
+# Text nodes that may start an edit notice (§1.4 wordings; every one holds "di").
+_EDIT_WORDS = etree.XPath(
+    "descendant::text()[contains(., 'di')][contains(., 'dición') or contains(., 'dicion')"
+    " or contains(., 'dition') or contains(., 'edited') or contains(., 'dição')]")
+# postrow.hidden placeholders: the showHiddenMessage(ID) link / #hidden-title--ID (§1.2).
+_HIDDEN_MENTIONS = etree.XPath(
+    "/descendant::*[@href or @onclick or @id][contains(@href, 'showHiddenMessage(')"
+    " or contains(@onclick, 'showHiddenMessage(') or starts-with(@id, 'hidden-title--')]")
+_HIDDEN_REF = re.compile(r"showHiddenMessage\((\d+)\)|hidden-title--(\d+)")
+_CANONICAL = etree.XPath("/html/head/link[@rel='canonical']/@href"
+                         " | /html/head/meta[@property='og:url']/@content", smart_strings=False)
+_TOPIC_INPUT = etree.XPath("//input[@name='t']/@value", smart_strings=False)
+_LINKS = etree.XPath("/descendant::a/@href", smart_strings=False)
+_TEXT = etree.XPath("string()", smart_strings=False)
+_CURRENT_PAGE = etree.XPath(
+    "/descendant::*[contains(@class, 'pagination') or contains(@class, 'paging')"
+    " or (contains(@class, 'gensmall') and starts-with(normalize-space(.), 'P'))]"
+    "/descendant-or-self::*[self::b or self::strong][not(ancestor::a)]/text()")
+_LOGIN_FORM = etree.XPath("//form[contains(@action, 'login')]//input[@type='password']")
+_CHALLENGE = etree.XPath("//*[@id='challenge-form' or @id='cf-wrapper']")
+_FORUM_MESSAGE = _paths("//*[contains(concat(' ', normalize-space(@class), ' '), ' message ')]",
+                        "//*[contains(concat(' ', normalize-space(@class), ' '), ' panel ')]//p",
+                        "//td[@class='row1']")
+
+
+def _text(element: HtmlElement) -> str:
+    return element.text or "" if not len(element) else _TEXT(element)
 
 
 # ---------------------------------------------------------------------------------------------
-# Dates (FORUMS.md §1.3): the board's date format is configurable; these cover the stock forms.
+# Dates (§1.3) and the edit notice (§1.4, phpBB2 wording in the board's language)
 
 @dataclass(frozen=True, slots=True)
 class ShownTime:
@@ -226,13 +154,10 @@ class ShownTime:
 
 def find_time(text: str, fetched_local: datetime) -> ShownTime | None:
     """The LAST date-and-time in `text`: it ends the header line, after a subject that may
-    itself hold a date (phpBB2's "Tema: … {POST_DATE}"). Read by adapters/dates.py."""
+    itself hold a date (phpBB2's "Tema: … {POST_DATE}")."""
     shown = dates.find_last(text, fetched_local)
     return ShownTime(shown.text, shown.at) if shown is not None else None
 
-
-# ---------------------------------------------------------------------------------------------
-# Edit notice (FORUMS.md §1.4): phpBB2 wording, in the board's language.
 
 EDIT_RE = re.compile(
     r"(?:[ÚU]ltima\s+edici[óo]n\s+por|Derni[èe]re\s+[ée]dition\s+par|Last\s+edited\s+by"
@@ -241,77 +166,46 @@ EDIT_RE = re.compile(
     r"(?:vez|veces|fois|times?|vezes)\b",
     re.IGNORECASE,
 )
-
-# What every EDIT_RE match holds ("… 2 veces"), under the same case rules: a search that
-# starts only at digits, so it rules out most lines far faster than EDIT_RE itself.
-_EDIT_HINT = re.compile(r"\d\s+(?:ve[zc]|fois|time)", re.IGNORECASE)
+EDIT_WORD = re.compile("dición|dicion|dition|edited|dição")
 
 
 def read_edit(line: str, ctx: PageContext, fetched_local: datetime) -> EditMarker | None:
-    if not _EDIT_HINT.search(line):
-        return None
-    match = EDIT_RE.search(line)
+    match = EDIT_RE.search(line) if EDIT_WORD.search(line) else None
     if not match:
         return None
     shown = find_time(match.group("when"), fetched_local)
-    edited_at = times.localise(shown.naive, ctx.zone).utc if shown else None
     return EditMarker(
-        text=collapse(line),
+        text=collapse(line[match.start():]),
         editor=collapse(match.group("editor")),
-        edited_at=edited_at,
+        edited_at=times.localise(shown.naive, ctx.zone).utc if shown else None,
         times=int(match.group("times")),
     )
 
 
 # ---------------------------------------------------------------------------------------------
-# Message blocks (FORUMS.md §1.5): dl.codebox quotes/code, dl.spoiler, dl.hidecode, and the
-# blockquote forms of newer templates.
+# Message blocks (§1.5): dl.codebox quotes/code, dl.spoiler, dl.hidecode, blockquote + cite.
 
 _CODE_CAPTION = re.compile(r"^(code|c[óo]digo|codice|код)\s*:?$", re.IGNORECASE)
 _QUOTE_CAPTION = re.compile(
     r"^(?P<author>.+?)\s+(?:escribi[óo]|a\s+[ée]crit|wrote|ha\s+scritto|escreveu|написал\(?а?\)?)"
-    r"\s*:?$",
-    re.IGNORECASE,
-)
+    r"\s*:?$", re.IGNORECASE)
+_CAPTION = etree.XPath("(dt | cite | div/cite | *[contains(concat(' ', normalize-space(@class),"
+                       " ' '), ' cite ')])[1]")
 _SIGNATURE_CLASSES = frozenset(("signature_div", "sig-content", "post-signature", "signature"))
 _SPOILER_CLASSES = frozenset(("spoiler", "hidecode", "spoiler_content", "spoiler-content"))
 _DROP_CLASSES = frozenset(("attachbox", "vote"))
+PROFILE_LINK = re.compile(r"/u(\d+)(?:[-/?#]|$)")  # /u{id} or /u{id}-slug (§1.2)
 
 
 def _caption(element: HtmlElement) -> str:
-    """The text of a block's caption: its first dt child, else cite child, else cite in a div
-    child, else child of class "cite" (what first() finds by XPath, in one pass over the
-    children: this runs for every quote and code box)."""
-    found: list[HtmlElement | None] = [None, None, None, None]
-    for child in element:
-        tag = child.tag
-        if tag == "dt":
-            found[0] = found[0] if found[0] is not None else child
-        elif tag == "cite":
-            found[1] = found[1] if found[1] is not None else child
-        elif tag == "div" and found[2] is None:
-            found[2] = next(child.iterchildren("cite"), None)
-        if found[3] is None and tag.__class__ is str and _has_class(child, "cite"):
-            found[3] = child
-    caption = next((c for c in found if c is not None), None)
-    return collapse(_text(caption)) if caption is not None else ""
-
-
-# Text nodes that may start an edit notice (§1.4 wordings), found by libxml2 in one pass.
-# Every word holds "di": testing it first spares most text nodes the five tests.
-_EDIT_WORDS = etree.XPath(
-    "descendant::text()[contains(., 'di')][contains(., 'dición') or contains(., 'dicion')"
-    " or contains(., 'dition') or contains(., 'edited') or contains(., 'dição')]"
-)
-EDIT_WORD = re.compile("dición|dicion|dition|edited|dição")
-PROFILE_LINK = re.compile(r"/u(\d+)(?:[-/?#]|$)")  # /u{id} or /u{id}-slug (§1.2)
-_MAYBE_BLOCK_TAGS = frozenset(("blockquote", "pre", "code"))
+    found = _CAPTION(element)
+    return collapse(_text(found[0])) if found else ""
 
 
 def classify(element: HtmlElement) -> Aside | None:
     tag = element.tag
-    if tag not in _MAYBE_BLOCK_TAGS and not element.get("class"):
-        return None  # the common case, kept cheap: most message markup has no class
+    if tag not in ("blockquote", "pre", "code") and not element.get("class"):
+        return None  # most message markup has no class
     classes = class_set(element)
     if classes & _SIGNATURE_CLASSES:
         return "signature"
@@ -336,10 +230,8 @@ def _caption_node(element: HtmlElement) -> bool:
 def read_quote(element: HtmlElement) -> Quote:
     """A quote's text (nested quotes included) and its cited author ("Zven escribió:")."""
     match = _QUOTE_CAPTION.match(_caption(element))
-    return Quote(
-        text=block_text(element, _caption_node),
-        author=collapse(match.group("author")) if match else None,
-    )
+    return Quote(text=block_text(element, _caption_node),
+                 author=collapse(match.group("author")) if match else None)
 
 
 def read_aside(element: HtmlElement) -> str:
@@ -347,15 +239,12 @@ def read_aside(element: HtmlElement) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# URLs (FORUMS.md §1.6): /t{id}-{slug}, page N at /t{id}p{(N-1)*K}-{slug}.
+# URLs (§1.6): /t{id}-{slug}, page N at /t{id}p{(N-1)*K}-{slug}; /viewtopic?t=ID&start=K.
 
 TOPIC_PATH = re.compile(r"^/t(?P<id>\d+)(?:p(?P<start>\d+))?(?:-(?P<slug>[^/?#]*))?$")
-VIEWTOPIC = re.compile(r"^/viewtopic$")
 _PAGES_JS = re.compile(r"start\s*=\s*\(start\s*>\s*(\d+)\)\s*\?\s*\1\s*:\s*start;")
 _PER_PAGE_JS = re.compile(r"start\s*=\s*\(start\s*-\s*1\)\s*\*\s*(\d+);")
-_POST_CLASS = re.compile(r"(?:^|\s)post--(\d+)(?:\s|$)")
-_HIDDEN_BYTES = re.compile(rb"showHiddenMessage\(\d+\)|hidden-title--\d+")
-_HIDDEN_REF = re.compile(r"showHiddenMessage\((\d+)\)|hidden-title--(\d+)")
+_TOPIC_JS = re.compile(r"\['',\s*'t(\d+)p'\s*\+\s*start")  # do_pagination_start's target
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,15 +259,23 @@ def split_topic_url(url: str) -> TopicUrl | None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return None
-    match = TOPIC_PATH.match(parts.path)
-    if match:
-        return TopicUrl(f"{parts.scheme}://{parts.netloc.lower()}", match["id"],
-                        int(match["start"] or 0), match["slug"] or "")
+    base = f"{parts.scheme}://{parts.netloc.lower()}"
+    if match := TOPIC_PATH.match(parts.path):
+        return TopicUrl(base, match["id"], int(match["start"] or 0), match["slug"] or "")
     query = dict(p.partition("=")[::2] for p in parts.query.split("&") if p)
-    if VIEWTOPIC.match(parts.path) and query.get("t", "").isdigit():
+    if parts.path == "/viewtopic" and query.get("t", "").isdigit():
         start = int(query["start"]) if query.get("start", "").isdigit() else 0
-        return TopicUrl(f"{parts.scheme}://{parts.netloc.lower()}", query["t"], start, "")
+        return TopicUrl(base, query["t"], start, "")
     return None
+
+
+def _topic_of_link(href: str, base: str) -> TopicUrl | None:
+    """The topic a link names (relative links resolved against the page), or None. The cheap
+    test first: most links of a page (menus, profiles, images) are no topic URL."""
+    path = href.split("#", 1)[0]
+    if "/t" not in path and "t=" not in path:
+        return None
+    return split_topic_url(urljoin(base if "://" in base else "https://saved.invalid/", href))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,8 +290,6 @@ class Forumotion(Engine):
     label = "Forumotion"
     default_zone = "Europe/Madrid"
     default_per_page = 15
-
-    # -- URLs -------------------------------------------------------------------------------
 
     def accepts(self, url: str) -> bool:
         return split_topic_url(self.normalise_url(url)) is not None
@@ -414,319 +309,244 @@ class Forumotion(Engine):
 
     def _page_of(self, topic: TopicUrl, number: int, per_page: int | None = None) -> str:
         start = (max(number, 1) - 1) * (per_page or self.default_per_page)
-        offset = f"p{start}" if start else ""
-        return f"{topic.base}/t{topic.topic}{offset}-{topic.slug}"
+        return f"{topic.base}/t{topic.topic}{f'p{start}' if start else ''}-{topic.slug}"
 
     def page_number(self, url: str, per_page: int | None = None) -> int:
         return self._topic(url).start // (per_page or self.default_per_page) + 1
 
     def looks_like(self, data: bytes) -> bool:
-        head = data[:200_000]
-        if any(m in head for m in _MARKERS):  # as most pages spell them: no lower-case copy
-            return True
-        head = head.lower()
+        head = data[:200_000].lower()
         return any(m in head for m in _MARKERS) or (
-            b"post--" in head and b"showhiddenmessage" in head
-        )
-
-    # -- parsing ----------------------------------------------------------------------------
+            b"post--" in head and b"showhiddenmessage" in head)
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        # The closing tag in the last 8 KiB, searched from the end (where it is) before any
-        # lower-case copy is made.
-        if (data.rfind(b"</html", max(len(data) - 8192, 0)) < 0
-                and b"</html" not in data[-8192:].lower()):
+        if b"</html" not in data[-8192:].lower():
             raise TruncatedPage(
-                f"{self.label}: {ctx.url}: truncated page (no closing </html>; cut download?)"
-            )
+                f"{self.label}: {ctx.url}: truncated page (no closing </html>; cut download?)")
         if not self.looks_like(data):
             raise self.not_a_thread(ctx, "no Forumotion markup; another engine's page?")
-        return forumotion_fast.fast_page(self, data, ctx) or self.tree_page(data, ctx)
-
-    def tree_page(self, data: bytes, ctx: PageContext) -> Page:
-        """parse_page() by the page's whole tree: what any page gets, and stock pages too when
-        the fast path (forumotion_fast) is not sure of them."""
         root = _parse(data)
-        signatures: list[HtmlElement] = []
-        elements = _post_elements(root, signatures)
-        if not elements:
+        posts, signatures = _post_elements(root)
+        if not posts:
             raise self.not_a_thread(ctx, _why_no_posts(root))
         topic = split_topic_url(self.normalise_url(ctx.url))
-        resolve = _Resolver(ctx.url)
-        text = data.decode("utf-8", "replace") if b"do_pagination_start" in data else ""
-        linked = _once(partial(_linked_starts, root, resolve))  # read only if needed
-        per_page = (js_per_page(text) or ctx.per_page
-                    or _per_page_from_links(topic, linked) or self.default_per_page)
-        number = self._number(topic, root, per_page)
-        count = self._count(text, number, per_page, len(elements), linked)
-        theme = detect_theme(root, data)
-        reader = PostReader(self, ctx, theme, data, resolve)
-        posts, notes = reader.read_all(root, elements, (number - 1) * per_page, signatures)
+        script = data.decode("utf-8", "replace") if b"do_pagination_start" in data else ""
+        links = [(href, t) for href in _LINKS(root) if (t := _topic_of_link(href, ctx.url))]
+        # The topic the page itself names (issue 16), not the URL it was asked for; then only
+        # its own links count (pagination): a post may link another topic's pages.
+        own = _named_topic(root, script) or _linked_topic(set(posts), links) or _form_topic(root)
+        links = [(href, t) for href, t in links if own is None or t.topic == own]
+        per_page = (_js_int(_PER_PAGE_JS, script) or ctx.per_page
+                    or _per_page_from_links(topic, links) or self.default_per_page)
+        number = _number(topic, root, per_page)
+        theme = detect_theme(data)
+        reader = PostReader(self, ctx, theme, posts, signatures)
+        read, notes = reader.read_all(root, data, (number - 1) * per_page)
+        count = _count(script, number, per_page, len(posts), links)
         return Page(
             url=ctx.url,
             number=number,
             count=count,
-            posts=tuple(posts),
-            thread_id=topic.topic if topic else _thread_input(root),
+            posts=tuple(read),
+            thread_id=own,
             title=_title(root),
-            next_url=self.next_url(topic, number, count, per_page),
-            notes=(f"theme: {theme or 'unknown (custom templates)'}",) + tuple(notes),
+            next_url=(self._page_of(topic, number + 1, per_page)
+                      if topic and count and number < count else None),
+            notes=(f"theme: {theme or 'unknown (custom templates)'}", *notes),
         )
 
-    def _number(self, topic: TopicUrl | None, root: HtmlElement, per_page: int) -> int:
-        """The page's number: from its URL (`topic`), else from the page itself."""
-        if topic is None:  # a saved file: ask the page where it sits
-            canonical = root.xpath("//link[@rel='canonical']/@href | //meta[@property='og:url']/@content")
-            topic = split_topic_url(str(canonical[0])) if canonical else None
-        if topic:
-            return topic.start // per_page + 1
-        # No address to read it from: the pagination shows the current page as a bare bold
-        # number ("Página <strong>2</strong> de 2", "… 1, <b>2</b>") in every theme.
-        for shown in _CURRENT_PAGE(root):
-            text = shown.strip().rstrip(".")
-            if text.isdigit():
-                return int(text)
-        return 1
 
-    def _count(self, text: str, number: int, per_page: int, posts: int,
-               linked: Callable[[], list[int]]) -> int | None:
-        """Pages in the thread: the pagination JS (§1.6), else the highest page linked, else
-        one page when the page has no pagination and is not full (crawler.js stop rule)."""
-        pages = js_pages(text)
-        if pages:
-            return max(pages, number)
-        starts = linked()
-        if any(starts):
-            return max(max(starts) // per_page + 1, number)
-        return number if posts < per_page else None
-
-    def next_url(self, topic: TopicUrl | None, number: int, count: int | None,
-                 per_page: int) -> str | None:
-        """The next page's URL; `topic` is the page's URL split (None: no topic URL)."""
-        if count is None or number >= count or topic is None:
-            return None
-        return self._page_of(topic, number + 1, per_page)
+_PARSERS = threading.local()  # lxml parsers are not to be shared between threads
 
 
-def _per_page_from_links(topic: TopicUrl | None, linked: Callable[[], list[int]]) -> int | None:
-    """Posts per page when no JS says it (overridden pagination): the offsets in the page's
-    own URL (`topic`) and its pagination links are multiples of it (§1.6)."""
-    starts = [s for s in (topic.start if topic else 0, *linked()) if s]
-    return gcd(*starts) if starts else None
+def _parse(data: bytes) -> HtmlElement:
+    """The page's tree, with one parser per charset and thread and no id index (nothing here
+    reads it). A windows-1252 page is decoded as browsers do (html.parser_input)."""
+    data, charset = parser_input(data)
+    parsers = _PARSERS.__dict__.setdefault("by_charset", {})
+    if charset not in parsers:
+        parsers[charset] = etree.HTMLParser(encoding=charset, remove_comments=True,
+                                            collect_ids=False)
+    root = etree.fromstring(data, parser=parsers[charset])
+    return root if root is not None else etree.fromstring(b"<html></html>", etree.HTMLParser())
 
 
-def _thread_input(root: HtmlElement) -> str | None:
-    """The thread id a page without its topic URL names in its forms (input name="t")."""
-    found = root.xpath("//input[@name='t']/@value")
-    return str(found[0]) if found else None
-
-
-def js_per_page(text: str) -> int | None:
-    """Posts per page, as the pagination JS says (§1.6)."""
-    return _js_int(_PER_PAGE_JS, text)
-
-
-def js_pages(text: str) -> int | None:
-    """Pages in the thread, as the pagination JS says (§1.6)."""
-    return _js_int(_PAGES_JS, text)
-
-
-def _js_int(pattern: re.Pattern[str], text: str) -> int | None:
-    found = pattern.search(text)
-    return int(found.group(1)) if found else None
-
-
-_CURRENT_PAGE = etree.XPath(
-    "/descendant::*[contains(@class, 'pagination')"
-    " or (contains(@class, 'gensmall') and starts-with(normalize-space(.), 'P'))]"
-    "/descendant-or-self::*[self::b or self::strong][not(ancestor::a)]/text()")
-# Every link's href: filtering them in Python costs less than XPath's contains() on each.
-_LINK_HREFS = _strings("/descendant::a/@href")
-
-
-def _linked_starts(root: HtmlElement, resolve: _Resolver) -> list[int]:
-    """The start offsets of the topic pages the page links to (pagination, §1.6)."""
-    starts = []
-    read: dict[str, int | None] = {}  # a page links to the same pages many times over
-    for href in _LINK_HREFS(root):
-        if href not in read:
-            read[href] = (resolve.topic_start(href) if ("/t" in href or "t=" in href)
-                          and _may_name_a_topic(href) else None)
-        start = read[href]
-        if start is not None:
-            starts.append(start)
-    return starts
-
-
-def _once(read: Callable[[], list[int]]) -> Callable[[], list[int]]:
-    """`read`, run at first call only (functools.cache costs more to set up, per page)."""
-    done: list[list[int]] = []
-
-    def once() -> list[int]:
-        if not done:
-            done.append(read())
-        return done[0]
-    return once
-
-
-def _may_name_a_topic(href: str) -> bool:
-    """False when `href`, resolved, cannot be a topic URL: its last path segment (which
-    resolving keeps, dot segments aside) is neither /t{id}... nor /viewtopic. This keeps the
-    costly urljoin off menus, profiles and avatars."""
-    path = href.split("#", 1)[0].split("?", 1)[0]
-    last = path.rsplit("/", 1)[-1]
-    return (last in ("", ".", "..", "viewtopic") or ":" in last
-            or (last[:1] == "t" and last[1:2].isdigit()))
-
-
-def _title(root: HtmlElement) -> str | None:
-    """The first h1.page-title, else h1.cattitle, else h1, else the <title>. A page has few
-    h1 elements: iterating them beats three whole-page XPath scans."""
-    headings = list(root.iter("h1"))
-    heading = _first_with_class(headings, "page-title")
-    if heading is None:
-        heading = _first_with_class(headings, "cattitle")
-    if heading is None:
-        heading = headings[0] if headings else next(root.iter("title"), None)
-    if heading is None:
-        return None
-    return collapse(_text(heading)) or None
-
-
-def _first_with_class(elements: list[HtmlElement], name: str) -> HtmlElement | None:
-    return next((e for e in elements if _has_class(e, name)), None)
-
-
-_BLANKS = re.compile(r"[ \t\n\r]+")
-
-
-def _has_class(element: HtmlElement, name: str) -> bool:
-    """has_class_xpath(name) in Python: the class list split on XPath's blanks."""
-    value = element.get("class") or ""
-    return name in value and name in _BLANKS.split(value)
-
-
-def _post_elements(root: HtmlElement,
-                   signatures: list | None = None) -> dict[str, HtmlElement]:
-    """Each displayed post by its `post--ID` class (§1.2), first element per id: phpBB2 puts
-    the class on two table rows, the second being the contact bar. `signatures`, when given,
-    receives the elements whose class holds "sig", in document order: the same pass over the
-    page's class attributes finds them, instead of one search per post (`_signatures`)."""
-    found: dict[str, HtmlElement] = {}
-    for value in _POST_OR_SIG_CLASS_ATTRS(root):
-        if "post--" in value:
-            match = _POST_CLASS.search(value)
-            if match and match.group(1) not in found:
-                found[match.group(1)] = value.getparent()
-        if signatures is not None and "sig" in value:
+def _post_elements(root: HtmlElement) -> tuple[dict[str, HtmlElement], list[HtmlElement]]:
+    """Each displayed post by its `post--ID` class (§1.2), first element per id (phpBB2 puts
+    the class on two table rows, the second being the contact bar), and the "sig" elements."""
+    posts: dict[str, HtmlElement] = {}
+    signatures: list[HtmlElement] = []
+    for value in _POSTS_AND_SIGNATURES(root):
+        if "post--" in value and (match := _POST_CLASS.search(value)):
+            posts.setdefault(match.group(1), value.getparent())
+        if "sig" in value:
             signatures.append(value.getparent())
-    return found
-
-
-# Selecting the @class values and stepping up is twice as fast as testing @class on every
-# element (//*[contains(@class, ...)]), which also visits every text node.
-_POST_OR_SIG_CLASS_ATTRS = etree.XPath(
-    "/descendant::*/@class[contains(., 'post--') or contains(., 'sig')]")
-
-
-def _signatures(candidates: list[HtmlElement], posts: set[int]) -> dict[int, list[HtmlElement]]:
-    """The "sig" class elements under each post (by id() of the post element), in document
-    order: what `descendant::*/@class[contains(., 'sig')]` finds from each post, nested posts
-    included, for one page-wide search."""
-    by_post: dict[int, list[HtmlElement]] = {}
-    for node in candidates:
-        for ancestor in node.iterancestors():
-            if id(ancestor) in posts:
-                by_post.setdefault(id(ancestor), []).append(node)
-    return by_post
+    return posts, signatures
 
 
 def _why_no_posts(root: HtmlElement) -> str:
     """Name what the page is instead: a login wall, a challenge, or the forum's message."""
-    if root.xpath("//form[contains(@action, 'login')]//input[@type='password']"):
+    if _LOGIN_FORM(root):
         return "login wall: the forum asks to log in"
     title = collapse(" ".join(root.xpath("//title//text()"))).lower()
-    if "just a moment" in title or root.xpath("//*[@id='challenge-form' or @id='cf-wrapper']"):
+    if "just a moment" in title or _CHALLENGE(root):
         return "challenge page: the forum's protection asks for a browser check"
-    message = first(root, (f"//*[{_c('message')}]", f"//*[{_c('panel')}]//p", "//td[@class='row1']"))
+    message = next((found[0] for path in _FORUM_MESSAGE if (found := path(root))), None)
     said = collapse(_text(message))[:120] if message is not None else ""
     return f"no post--ID posts; the forum says: {said}" if said else "no post--ID posts"
 
+
+def _js_int(pattern: re.Pattern[str], script: str) -> int | None:
+    found = pattern.search(script)
+    return int(found.group(1)) if found else None
+
+
+def _per_page_from_links(topic: TopicUrl | None,
+                         links: list[tuple[str, TopicUrl]]) -> int | None:
+    """Posts per page when no JS says it (overridden pagination): the offsets in the page's
+    own URL and its pagination links are multiples of it (§1.6)."""
+    starts = [s for s in (topic.start if topic else 0, *(t.start for _, t in links)) if s]
+    return gcd(*starts) if starts else None
+
+
+def _number(topic: TopicUrl | None, root: HtmlElement, per_page: int) -> int:
+    """The page's number: from its URL, else its canonical link, else the pagination's bold
+    current number ("Página <strong>2</strong> de 2", "… 1, <b>2</b>") in every theme."""
+    if topic is None:
+        canonical = _CANONICAL(root)
+        topic = split_topic_url(canonical[0]) if canonical else None
+    if topic:
+        return topic.start // per_page + 1
+    shown = (text.strip().rstrip(".") for text in _CURRENT_PAGE(root))
+    return next((int(text) for text in shown if text.isdigit()), 1)
+
+
+def _count(script: str, number: int, per_page: int, posts: int,
+           links: list[tuple[str, TopicUrl]]) -> int | None:
+    """Pages in the thread: the pagination JS (§1.6), else the highest page linked, else one
+    page when the page has no pagination and is not full (crawler.js stop rule)."""
+    if pages := _js_int(_PAGES_JS, script):
+        return max(pages, number)
+    if starts := [t.start for _, t in links if t.start]:
+        return max(max(starts) // per_page + 1, number)
+    return number if posts < per_page else None
+
+
+def _named_topic(root: HtmlElement, script: str) -> str | None:
+    """The topic the page names in its head (canonical link, og:url) or pagination script
+    (do_pagination_start's '/t{id}p'+start, §1.6)."""
+    canonical = _CANONICAL(root)
+    if canonical and (topic := split_topic_url(canonical[0])):
+        return topic.topic
+    found = _TOPIC_JS.search(script)
+    return found.group(1) if found else None
+
+
+def _linked_topic(ids: set[str], links: list[tuple[str, TopicUrl]]) -> str | None:
+    """The topic of a post's permalink (/t{id}-slug#{post id}), else of a pagination link
+    (/t{id}p{K}-), else of the previous/next topic links (/viewtopic?t={this}&view=next)."""
+    tests = (lambda href, t: href.rpartition("#")[2] in ids, lambda href, t: t.start,
+             lambda href, t: "view=" in href)
+    return next((t.topic for test in tests for href, t in links if test(href, t)), None)
+
+
+def _form_topic(root: HtmlElement) -> str | None:
+    """The topic of the page's moderation or reply form (input name="t")."""
+    form = _TOPIC_INPUT(root)
+    return form[0] if form and form[0].isdigit() else None
+
+
+def _title(root: HtmlElement) -> str | None:
+    """The first h1.page-title, else h1.cattitle, else h1, else the <title>."""
+    headings = list(root.iter("h1"))
+    for name in ("page-title", "cattitle"):
+        found = next((h for h in headings if name in (h.get("class") or "").split()), None)
+        if found is not None:
+            return collapse(_text(found)) or None
+    heading = headings[0] if headings else next(root.iter("title"), None)
+    return collapse(_text(heading)) or None if heading is not None else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The posts
 
 class PostReader:
     """Reads the posts of one page; holds what every post needs (engine, context, themes)."""
 
     def __init__(self, engine: Forumotion, ctx: PageContext, theme: str | None,
-                 data: bytes, resolve: _Resolver | None = None) -> None:
+                 posts: dict[str, HtmlElement], signatures: list[HtmlElement]) -> None:
         self.engine = engine
-        self.data = data
-        self.posts: set[int] = set()  # id() of each post element, for _edit_holders
-        self.signatures: dict[int, list[HtmlElement]] = {}  # "sig" class elements by post
         self.ctx = ctx
         self.themes = _THEME_ORDERS[theme]
         self.fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
-        self.resolve = resolve or _Resolver(ctx.url)
+        self.posts = posts
+        self.post_nodes = {id(e) for e in posts.values()}
+        self.signatures = _by_post(signatures, self.post_nodes)
 
-    def read_all(self, root: HtmlElement, elements: dict[str, HtmlElement], offset: int,
-                 signatures: list[HtmlElement]) -> tuple[list[Post], list[str]]:
-        mentions = _hidden_mentions(root) if calls_hidden(self.data) else []
-        hidden = _hidden_blocks(mentions)
-        self.posts = {id(e) for e in elements.values()}
-        self.signatures = _signatures(signatures, self.posts)
+    def read_all(self, root: HtmlElement, data: bytes, offset: int) -> tuple[list[Post], list[str]]:
+        """Every post of the page in order, and notes on what is not one (§1.8)."""
+        hidden = _hidden_blocks(root) if b"showHiddenMessage(" in data or b"hidden-title--" in data else {}
         posts: list[Post] = []
         notes: list[str] = []
         position = offset
-        for slot_id, element in _slots(root, elements, hidden, mentions):
+        for post_id, element in _slots(root, self.posts, hidden):
+            if element is not None and (title := self.pseudo_post(post_id, element)) is not None:
+                notes.append(f"skipped {title!r} (post 0, no author link, no date): the "
+                             "sponsored block Forumotion shows guests, not a post (§1.8)")
+                continue
             position += 1
             if element is None:  # a postrow.hidden block with no post behind it
-                notes.append(f"post {slot_id} (#{position}) is hidden on the page and has no "
-                             f"text to read: {hidden[slot_id]}")
+                notes.append(f"post {post_id} (#{position}) is hidden on the page and has no "
+                             f"text to read: {hidden[post_id]}")
                 continue
-            posts.append(self.read(slot_id, element, position, hidden.get(slot_id)))
+            posts.append(self.read(post_id, element, position, hidden.get(post_id)))
         return posts, notes
 
     def _find(self, element: HtmlElement, field: str) -> HtmlElement | None:
         for theme in self.themes:
             for path in getattr(theme, field):
-                found = path(element)
-                if found:
+                if found := path(element):
                     return found[0]
         return None
 
     def _fail(self, post_id: str, what: str) -> Exception:
         return self.engine.not_a_thread(self.ctx, f"post {post_id}: {what}")
 
+    def pseudo_post(self, post_id: str, element: HtmlElement) -> str | None:
+        """The title of the sponsored pseudo-post guests see at the end of a page (§1.8: post
+        id 0, no profile link, no date), or None. Strict: anything else is read as a post, and
+        a real post without a readable date stops the count."""
+        if post_id != "0" or _profile_link(element) or self._shown(element)[0]:
+            return None
+        box = self._find(element, "author")
+        return collapse(_text(box)) if box is not None else ""
+
     def read(self, post_id: str, element: HtmlElement, position: int,
              hidden_text: str | None) -> Post:
         author, author_id = self._author(post_id, element)
-        shown = self._time(post_id, element)
+        shown, header = self._shown(element)
+        if shown is None:  # strict: a date line it cannot read is named, never guessed
+            raise self._fail(post_id, f"cannot read the date in {header[-120:]!r}" if header
+                             else "no date found in the post header")
         localised = times.localise(shown.naive, self.ctx.zone)
         message = self._find(element, "message")
         if message is None:
             raise self._fail(post_id, "no message element (template changed?)")
-        body = split_body(message, classify, read_quote, read_aside)
-        body, edit = self._edit(body, element, message)
-        return self.compose(post_id, position, (author, author_id), shown, localised,
-                            self._signature(body, element, message), edit,
-                            self._permalink(post_id, element), hidden_text)
-
-    def compose(self, post_id: str, position: int, author: tuple[str, str | None],
-                shown: ShownTime, localised: times.Localised, body: Body,
-                edit: EditMarker | None, permalink: str, hidden_text: str | None = None) -> Post:
-        """The Post from its parts, as both the tree path and the fast path read them."""
+        body, edit = self._edit(split_body(message, classify, read_quote, read_aside),
+                                element, message)
         notes: tuple[str, ...] = (localised.note,) if localised.note else ()
         if hidden_text is not None:
             notes += (f"hidden on the page (postrow.hidden): {hidden_text}",)
         return Post(
             id=post_id,
             position=position,
-            permalink=permalink,
-            author=author[0],
-            author_id=author[1],
+            permalink=self._permalink(post_id, element),
+            author=author,
+            author_id=author_id,
             created_at=localised.utc,
             time_text=shown.text,
             zone=self.ctx.zone,
-            body=body,
+            body=self._signature(body, element, message),
             edit=edit,
             fetched_at=self.ctx.fetched_at,
             page_url=self.ctx.url,
@@ -745,39 +565,32 @@ class PostReader:
             raise self._fail(post_id, "no author")
         return name, None
 
-    def _time(self, post_id: str, element: HtmlElement) -> ShownTime:
+    def _shown(self, element: HtmlElement) -> tuple[ShownTime | None, str]:
+        """The post's date, and the first date line's text when none reads."""
         header = ""
         for theme in self.themes:
             for path in theme.date:
                 for box in path(element):
                     text = collapse(_text(box))
-                    shown = find_time(text, self.fetched_local)
-                    if shown:
-                        return shown
+                    if shown := find_time(text, self.fetched_local):
+                        return shown, text
                     header = header or text
-        if header:  # strict: a date line it cannot read is named, never guessed
-            raise self._fail(post_id, f"cannot read the date in {header[-120:]!r}")
-        raise self._fail(post_id, "no date found in the post header")
+        return None, header
 
     def _edit(self, body: Body, element: HtmlElement,
               message: HtmlElement) -> tuple[Body, EditMarker | None]:
-        """The edit notice: after the message on most themes, inside it on AwesomeBB (§1.4)."""
-        if found := self.edit_ending(body):
-            return found
-        holders = reversed(_edit_holders(element, self.posts))
-        return body, self.last_edit(
-            block_text(h).split("\n") for h in holders
-            # inside the message: a quoted notice is someone else's (C1)
-            if not (h is message or message in h.iterancestors()))
-
-    def edit_ending(self, body: Body) -> tuple[Body, EditMarker] | None:
-        """The body without its last line, when that line is the edit notice (AwesomeBB)."""
+        """The edit notice: after the message on most themes, inside it on AwesomeBB, where it
+        ends the body's last line (§1.4)."""
         before, _, last = body.own.rpartition("\n")
         if edit := read_edit(last, self.ctx, self.fetched_local):
-            return replace(body, own=before), edit
-        return None
+            kept = last[:EDIT_RE.search(last).start()].strip()  # type: ignore[union-attr]
+            return replace(body, own="\n".join(filter(None, (before, kept)))), edit
+        holders = reversed(_edit_holders(element, self.post_nodes))
+        # Inside the message: a quoted notice is someone else's (C1).
+        return body, self._last_edit(block_text(h).split("\n") for h in holders
+                                     if not (h is message or message in h.iterancestors()))
 
-    def last_edit(self, texts: Iterable[list[str]]) -> EditMarker | None:
+    def _last_edit(self, texts: Iterable[list[str]]) -> EditMarker | None:
         """The first edit notice in the lines of each holder's text, last line first."""
         for lines in texts:
             for line in reversed(lines):
@@ -788,77 +601,42 @@ class PostReader:
     def _signature(self, body: Body, element: HtmlElement, message: HtmlElement) -> Body:
         if body.signature:
             return body
-        for sig in self.signatures.get(id(element), ()):  # filtered by classify()
+        for sig in self.signatures.get(id(element), ()):
             if classify(sig) == "signature" and message not in sig.iterancestors():
                 return replace(body, signature=read_aside(sig))
         return body
 
     def _permalink(self, post_id: str, element: HtmlElement) -> str:
         anchor = f"#{post_id}"
-        for link in element.iterdescendants("a"):  # a post has few links: cheaper than XPath
+        for link in element.iterdescendants("a"):
             href = link.get("href")
             if href is not None and href.endswith(anchor):
-                return self.resolve(href)
+                return urljoin(self.ctx.url, href)
         return f"{self.engine.normalise_url(self.ctx.url)}#{post_id}"
 
 
 def _profile_link(scope: HtmlElement) -> tuple[str, str] | None:
     """The first /u{id} link under `scope` with a name in it: (name, account id)."""
-    for link in scope.iterdescendants("a"):  # .//a[@href], without an XPath run
+    for link in scope.iterdescendants("a"):
         href = link.get("href")
-        match = PROFILE_LINK.search(href) if href is not None else None
-        if match and (name := collapse(_text(link))):
+        if href and (match := PROFILE_LINK.search(href)) and (name := collapse(_text(link))):
             return name, match.group(1)
     return None
 
 
-_PLAIN_PATH = re.compile(r"(?:/[^/?#;.\x00-\x20\x7f]+)+")
-_WEB = ("http", "https")
-
-
-class _Resolver:
-    """urljoin(base, href), with the common case made cheap: an absolute path of plain
-    segments (no dot or empty segment, no query, params or blanks) is the base's
-    scheme://host followed by the path itself, fragment kept as is."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-        self._prefix: str | None = None  # urljoin(base, "/") without its "/": read once
-        self._topic_host: bool | None = None  # is prefix() an http(s)://host? read once
-
-    def __call__(self, href: str) -> str:
-        path, hash_, fragment = href.partition("#")
-        if not _PLAIN_PATH.fullmatch(path) or "\t" in fragment or "\n" in fragment \
-                or "\r" in fragment or not fragment:
-            return urljoin(self.base, href)
-        return self.prefix() + href
-
-    def prefix(self) -> str:
-        if self._prefix is None:
-            parts = urlsplit(self.base)  # an http(s) base joins "/" as its scheme://host/
-            self._prefix = (f"{parts.scheme}://{parts.netloc}" if parts.scheme in _WEB
-                            else urljoin(self.base, "/")[:-1])
-        return self._prefix
-
-    def topic_start(self, href: str) -> int | None:
-        """split_topic_url(urljoin(base, href)).start, or None when that is no topic URL.
-        A plain path resolves to itself on the base's host: match it without building the
-        URL and splitting it again."""
-        path = href.partition("#")[0]
-        if not _PLAIN_PATH.fullmatch(path):
-            topic = split_topic_url(urljoin(self.base, href))
-            return topic.start if topic is not None else None
-        if self._topic_host is None:
-            self._topic_host = split_topic_url(self.prefix() + "/t1") is not None
-        match = TOPIC_PATH.match(path) if self._topic_host else None
-        return int(match["start"] or 0) if match else None
+def _by_post(nodes: list[HtmlElement], posts: set[int]) -> dict[int, list[HtmlElement]]:
+    """`nodes` grouped by each post (id() of its element) that holds them, in page order."""
+    found: dict[int, list[HtmlElement]] = {}
+    for node in nodes:
+        for ancestor in node.iterancestors():
+            if id(ancestor) in posts:
+                found.setdefault(id(ancestor), []).append(node)
+    return found
 
 
 def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
-    """Elements holding edit-notice words whose nearest enclosing post is `element`.
-
-    Most posts have none: one regex over the post's text rules them out before libxml2 looks
-    at the text nodes one by one (the slow part, even scoped to the post)."""
+    """Elements holding edit-notice words whose nearest enclosing post is `element`. Most posts
+    have none: one regex over the post's text rules them out before XPath looks."""
     if not EDIT_WORD.search(_TEXT(element)):
         return []
     found: list[HtmlElement] = []
@@ -866,119 +644,40 @@ def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
         holder = text.getparent()
         if text.is_tail and holder is not None:
             holder = holder.getparent()
-        if holder is None:
-            continue
-        for ancestor in holder.iterancestors():
-            if id(ancestor) in posts:
-                if ancestor is element:  # not a post nested inside this one
-                    found.append(holder)
-                break
+        nearest = next((a for a in holder.iterancestors() if id(a) in posts), None) \
+            if holder is not None else None
+        if nearest is element:  # not a post nested inside this one
+            found.append(holder)
     return found
 
 
-def _hidden_mentions(root: HtmlElement) -> list[HtmlElement]:
-    """The elements whose attributes may name a hidden post, in document order: what both
-    _hidden_blocks() and _slots() look through (one search for the two)."""
-    return list(_parents(_HIDDEN_MENTIONS(root)))
-
-
-def _hidden_blocks(mentions: list[HtmlElement]) -> dict[str, str]:
-    """postrow.hidden blocks by post id: the showHiddenMessage(ID) link and its text (§1.2).
-    `mentions`: _hidden_mentions(), empty when the page calls no showHiddenMessage(id) (every
-    page defines the function; few call it with a number)."""
+def _hidden_blocks(root: HtmlElement) -> dict[str, str]:
+    """postrow.hidden placeholders by post id, with their text (§1.2, §1.8)."""
     found: dict[str, str] = {}
-    for node in mentions:
-        if not _hidden_link(node):
-            continue
+    for node in _HIDDEN_MENTIONS(root):
         raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
-        match = _HIDDEN_REF.search(raw)
-        if match:
-            post_id = match.group(1) or match.group(2)
+        if match := _HIDDEN_REF.search(raw):
             holder = node.getparent() if node.getparent() is not None else node
-            found.setdefault(post_id, collapse(_text(holder)))
+            found.setdefault(match.group(1) or match.group(2), collapse(_text(holder)))
     return found
 
 
-def calls_hidden(data: bytes) -> bool:
-    """_HIDDEN_BYTES.search(data), found from "idden", in both its words: a pattern that starts
-    with a literal is searched far faster than _HIDDEN_BYTES, which has no literal prefix to
-    look for. What precedes "idden" ("showH", "h") is checked on each rare hit."""
-    for tail in _HIDDEN_TAILS.finditer(data):  # no hit can hide another: none holds "idden"
-        at = tail.start()
-        head = b"showH" if tail.start(1) >= 0 else b"h"
-        if at >= len(head) and data.startswith(head, at - len(head)):
-            return True
-    return False
-
-
-# _HIDDEN_BYTES from the second letter of its words on.
-_HIDDEN_TAILS = re.compile(rb"idden(?:(Message\(\d+\))|-title--\d)")
-
-
-def _hidden_link(node: HtmlElement) -> bool:
-    """Whether the element makes a hidden-post link: a link whose href or onclick calls
-    showHiddenMessage, or an element whose id starts with hidden-title--."""
-    if node.tag == "a" and ("showHiddenMessage" in (node.get("href") or "")
-                            or "showHiddenMessage" in (node.get("onclick") or "")):
-        return True
-    return (node.get("id") or "").startswith("hidden-title--")
-
-
-# The attributes that may name a hidden post, in document order: those of hidden-post links
-# (_hidden_link), and every other one _slot_key can read a post place from (one of the three
-# holds "showHiddenMessage(" or "hidden-title--"). Both words hold "idden": one test rules
-# out most attributes.
-_HIDDEN_MENTIONS = etree.XPath(
-    "/descendant::*/@href[contains(., 'idden')]"
-    "[contains(., 'showHiddenMessage') or contains(., 'hidden-title--')]"
-    " | /descendant::*/@onclick[contains(., 'idden')]"
-    "[contains(., 'showHiddenMessage') or contains(., 'hidden-title--')]"
-    " | /descendant::*/@id[contains(., 'idden')]"
-    "[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
-)
-# Two lists of elements merged in document order.
-_IN_PAGE_ORDER = etree.XPath("$first | $second")
-
-
-def _parents(attributes: list) -> Iterator[HtmlElement]:
-    """The elements carrying XPath attribute results, each once, in document order."""
-    last = None
-    for value in attributes:
-        node = value.getparent()
-        if node is not last:
-            last = node
-            yield node
-
-
-def _slots(root: HtmlElement, elements: dict[str, HtmlElement], hidden: dict[str, str],
-           mentions: list[HtmlElement]) -> Iterator[tuple[str, HtmlElement | None]]:
-    """Every post place on the page in order: displayed posts, and hidden blocks without one
-    (they still take a place in the page offset, §1.8)."""
-    orphans = set(hidden) - set(elements)
-    if not orphans:
-        yield from elements.items()
+def _slots(root: HtmlElement, posts: dict[str, HtmlElement],
+           hidden: dict[str, str]) -> Iterator[tuple[str, HtmlElement | None]]:
+    """Every post place on the page in order: displayed posts, and hidden placeholders without
+    one (they still take a place in the page offset, §1.8)."""
+    if not set(hidden) - set(posts):
+        yield from posts.items()
         return
     seen: set[str] = set()
-    # The only nodes _slot_key can name: the posts, and the hidden blocks' mentions.
-    for node in _IN_PAGE_ORDER(root, first=list(elements.values()), second=mentions):
-        key = _slot_key(node, elements, orphans)
+    for node in root.iter():
+        match = _POST_CLASS.search(node.get("class") or "") if isinstance(node.tag, str) else None
+        key = match.group(1) if match and posts.get(match.group(1)) is node else None
+        if key is None and isinstance(node.tag, str):
+            raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
+            ref = _HIDDEN_REF.search(raw) if raw else None
+            key = (ref.group(1) or ref.group(2)) if ref else None
+            key = key if key in hidden and key not in posts else None
         if key and key not in seen:
             seen.add(key)
-            yield key, elements.get(key)
-
-
-def _slot_key(node: HtmlElement, elements: dict[str, HtmlElement], orphans: set[str]) -> str | None:
-    if not isinstance(node.tag, str):
-        return None
-    match = _POST_CLASS.search(node.get("class") or "")
-    if match and elements.get(match.group(1)) is node:
-        return match.group(1)
-    raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
-    hidden = _HIDDEN_REF.search(raw)
-    key = (hidden.group(1) or hidden.group(2)) if hidden else None
-    return key if key in orphans else None
-
-
-# The fast path reads stock pages for parse_page() and imports this module: last, so that
-# whichever of the two is imported first finds every name here defined.
-from tally.adapters import forumotion_fast  # noqa: E402
+            yield key, posts.get(key)

@@ -1,22 +1,19 @@
-"""Forumotion adapter: saved pages of every theme (fixtures/forumotion/), URLs, dates, errors,
-and the tree reader's helpers rewritten for speed, against what they replace."""
+"""Forumotion adapter: saved and stock-template pages of every theme (fixtures/forumotion/),
+the sponsored pseudo-post guests see (issue 13), the topic a page names (issue 16), URLs, dates,
+edit notices, errors, and whole voting threads counted through `tally count --from`."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import casefiles
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from lxml import etree
 
 from tally import times
-from tally.adapters import forumotion
 from tally.adapters.base import PageContext
 from tally.adapters.forumotion import Forumotion, find_time, read_edit
-from tally.adapters.html import parser_encoding
 from tally.errors import NotAThreadPage, TruncatedPage
 
 ENGINE = Forumotion()
@@ -279,120 +276,209 @@ def test_signature_after_the_message_belongs_to_its_own_post() -> None:
     ]
 
 
-# --- helpers rewritten for speed, against what they replace ------------------------------------
-
-LOUPS = casefiles.load_case(casefiles.FIXTURES / "forumotion" / "loups-phpbb2-fr").pages[0].data
-WINDOWS_1252 = [bytes([b]) for b in range(256) if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)]
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(WINDOWS_1252), st.sampled_from([
-    b"<p>", b"</p>", b"<b title='\x92\xe9'>", b"</b>", b"&nbsp;", b"&#146;", b"\r\n", b"\x00",
-    b"<script>var x = '\x80';</script>", b"<meta charset=utf-8>", b"\xef\xbb\xbf"])),
-    max_size=20), st.floats(min_value=0, max_value=1))
-def test_windows_1252_pages_parse_as_libxml2_reads_them(pieces: list[bytes], where: float) -> None:
-    # _parse() hands libxml2 such pages as UTF-8 (decoded by Python's table, html.parser_input):
-    # where every byte is defined, the tree must be the one libxml2 builds through iconv.
-    at = int(where * len(LOUPS))
-    data = LOUPS[:at] + b"".join(pieces) + LOUPS[at:]
-    as_declared = etree.fromstring(data, parser=forumotion.parser(parser_encoding(data)))
-    if as_declared is None:  # libxml2 gave up on the page: _parse() reads it as an empty one
-        as_declared = etree.fromstring(b"<html></html>")
-    assert etree.tostring(forumotion._parse(data)) == etree.tostring(as_declared)
-
-
-def test_an_undefined_windows_1252_byte_loses_no_post() -> None:
-    """libxml2's iconv stopped at an undefined byte (0x81) and dropped the rest of the page,
-    posts included, without an error; it is read as browsers read it, U+0081."""
-    case = casefiles.load_case(casefiles.FIXTURES / "forumotion" / "loups-phpbb2-fr")
-    saved = case.pages[0]
+def test_a_quoted_date_line_and_edit_notice_are_not_the_posts() -> None:
+    # C1: a quote holding a byline date and an edit notice says nothing of the quoting post.
+    saved = casefiles.load_case(casefiles.FIXTURES / "forumotion" / "espia-phpbb3-es").pages[0]
     original = ENGINE.parse_page(saved.data, saved.ctx)
-    last = original.posts[-1]
-    data = saved.data.replace(b"post--" + last.id.encode(), b"\x81 post--" + last.id.encode(), 1)
-    assert data != saved.data
-    page = ENGINE.parse_page(data, saved.ctx)
-    assert [(p.id, p.author, p.created_at, p.body) for p in page.posts] == [
-        (p.id, p.author, p.created_at, p.body) for p in original.posts]
+    quoted = ('<div class="content clearfix">\n\t\t\t\t\t<div><blockquote><p class="author">por '
+              "Zven Lun 18 Ene 2016, 23:59</p>Última edición por Zven el Lun 18 Ene 2016, 23:59, "
+              "editado 9 veces</blockquote>")
+    data = saved.data.decode().replace('<div class="content clearfix">\n\t\t\t\t\t<div>', quoted, 1)
+    page = ENGINE.parse_page(data.encode(), saved.ctx)
+    first, was = page.posts[0], original.posts[0]
+    assert (first.created_at, first.edit, first.body.own) == (was.created_at, None, was.body.own)
+    assert len(first.body.quotes) == 1
 
 
-CLASS_VALUES = st.lists(st.sampled_from(
-    ["name", "postdetails", "poster-profile", "content", "posthead", "entry-content", "vote",
-     "post-date", "x", "names", "\tcontent", "content\n", " ", "post-content"]), max_size=3)
-TAGS = ["span", "div", "p", "h2", "dt", "dl", "h4", "aside"]
+# --- real markup: pages rendered from the stock templates of every theme -----------------------
+
+STOCK = [case for case in CASES if case.name.startswith("stock-")]
+THEME_OF = {"subsilver": "phpbb2", "prosilver": "phpbb3", "punbb": "punbb", "invision": "invision",
+            "modernbb": "modernbb", "awesomebb": "awesomebb"}
+SPONSORED = {"es": "Contenido patrocinado", "fr": "Contenu sponsorisé", "en": "Sponsored content"}
 
 
-@st.composite
-def classed_markup(draw: st.DrawFn, depth: int = 0) -> str:
-    """Nested elements of the theme paths' tags and class names (blanks included)."""
-    children = draw(st.lists(classed_markup(depth + 1), max_size=3)) if depth < 3 else []
-    tag = draw(st.sampled_from(TAGS))
-    value = " ".join(draw(CLASS_VALUES))
-    return f'<{tag} class="{value}">t{"".join(children)}</{tag}>'
+def _pages(case_dir: Path) -> list[tuple[casefiles.CasePage, dict, object]]:
+    case = casefiles.load_case(case_dir)
+    wanted = {page["file"]: page for page in case.expected["pages"]}
+    return [(saved, wanted[saved.file], ENGINE.parse_page(saved.data, saved.ctx))
+            for saved in case.pages]
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(classed_markup(), min_size=1, max_size=3))
-def test_theme_paths_find_what_the_class_predicates_find(parts: list[str]) -> None:
-    # Each theme path reaches its elements through their class attributes (_classed): it must
-    # find what `descendant::tag[_c(name)]` finds from every element.
-    c = forumotion._c
-    by_predicate = {
-        forumotion._classed("span", "name"): f"descendant::span[{c('name')}]",
-        forumotion._classed("span", "postdetails", unless="poster-profile"):
-            f"descendant::span[{c('postdetails')} and not({c('poster-profile')})]",
-        forumotion._classed("div", "content") + "/div[1]": f"descendant::div[{c('content')}]/div[1]",
-        forumotion._classed("div", "posthead") + "/h2": f"descendant::div[{c('posthead')}]/h2",
-        forumotion._classed("div", "content") + "/descendant::dt":
-            f"descendant::div[{c('content')}]/descendant::dt",
-        forumotion._classed("div", "entry-content") + f"/div[not({c('vote')})][1]/div[1]":
-            f"descendant::div[{c('entry-content')}]/div[not({c('vote')})][1]/div[1]",
-    }
-    compiled = [(etree.XPath(path), etree.XPath(reference))
-                for path, reference in by_predicate.items()]
-    root = forumotion._parse(f"<html><body>{''.join(parts)}</body></html>".encode())
-    for path, reference in compiled:
-        for element in root.iter():
-            assert path(element) == reference(element)
+def test_every_theme_has_a_stock_voting_case() -> None:
+    assert {f"stock-{theme}-es" for theme in THEME_OF} <= {case.name for case in STOCK}
+    assert {"stock-subsilver-fr", "stock-modernbb-en"} <= {case.name for case in STOCK}
 
 
-HIDDEN_PIECES = st.sampled_from([
-    '<div class="post post--11"><p>a</p></div>', '<div class="post post--12"><p>b</p></div>',
-    '<a href="#" onclick="return showHiddenMessage(21);">show</a>',
-    '<a href="javascript:showHiddenMessage(22)" id="hidden-title--22">show</a>',
-    '<span onclick="showHiddenMessage(23)">not a link</span>', '<b id="hidden-title--24">x</b>',
-    '<b id="x-hidden-title--25">x</b>', '<a href="showHiddenMessage" id="hidden-title--26">x</a>',
-    '<a onclick="showHiddenMessage(11)">names a post</a>', '<p>', '</p>',
-    '<a href="showHiddenMessage(27)"><i onclick="showHiddenMessage(28)">i</i></a>',
+@pytest.mark.parametrize("case_dir", STOCK, ids=lambda p: p.name)
+def test_stock_pages_skip_the_sponsored_post_and_say_so(case_dir: Path) -> None:
+    theme, language = case_dir.name.split("-")[1:]
+    for saved, want, page in _pages(case_dir):
+        assert b'post--0"' in saved.data and SPONSORED[language].encode() in saved.data
+        assert "0" not in [post.id for post in page.posts]
+        assert f"theme: {THEME_OF[theme]}" in page.notes
+        assert (f"skipped {SPONSORED[language]!r} (post 0, no author link, no date): the "
+                "sponsored block Forumotion shows guests, not a post (§1.8)") in page.notes
+        assert page.thread_id == want["thread_id"]
+
+
+@pytest.mark.parametrize("case_dir", STOCK, ids=lambda p: p.name)
+def test_stock_pages_name_their_topic_without_their_url(case_dir: Path) -> None:
+    # Issue 16: the topic comes from the page itself (canonical link, permalinks, pagination,
+    # previous/next topic links), not from the address it was saved from or asked for.
+    for saved, want, _page in _pages(case_dir):
+        elsewhere = PageContext("https://other.example.org/t77-otro-tema", saved.ctx.fetched_at,
+                                saved.ctx.zone)
+        assert ENGINE.parse_page(saved.data, elsewhere).thread_id == want["thread_id"]
+        as_file = PageContext(f"/tmp/{saved.file}", saved.ctx.fetched_at, saved.ctx.zone)
+        page = ENGINE.parse_page(saved.data, as_file)
+        assert (page.thread_id, page.number) == (want["thread_id"], want["number"])
+
+
+def test_a_page_that_names_no_topic_has_none() -> None:
+    html = """<html><head><script src="https://illiweb.com/x.js"></script></head><body>
+    <div class="post post--12"><p class="author">por <a href="/u3">Watson</a> Hoy a las 21:00</p>
+    <div class="content"><div>voto: Moriarty</div></div></div></body></html>"""
+    assert ENGINE.parse_page(html.encode(), _ctx()).thread_id is None
+
+
+def _sponsored_block(inner: str) -> str:
+    return (f'<div id="p0" class="post row1 post--0" style=""><div class="postbody">{inner}'
+            '<div class="content clearfix"><div><div id="fa_ad_inpost"><ins class="adsbygoogle">'
+            "</ins></div></div></div></div></div>")
+
+
+def _one_post_page(extra: str) -> bytes:
+    return ("""<html><head><script src="https://illiweb.com/x.js"></script></head><body id="phpbb">
+    <div id="p12" class="post row2 post--12"><p class="author">por <a href="/u3">Watson</a>
+    Hoy a las 21:00</p><div class="content"><div>voto: Moriarty</div></div></div>"""
+            + extra + "</body></html>").encode()
+
+
+def test_a_post_0_with_a_profile_link_is_not_skipped() -> None:
+    # Strict (issue 13): only a block with id 0, no profile link AND no date is the
+    # sponsored block; this one is read as a post, and its missing date stops the count.
+    data = _one_post_page(_sponsored_block('<p class="author">por <a href="/u4">Lestrade</a></p>'))
+    with pytest.raises(NotAThreadPage) as caught:
+        ENGINE.parse_page(data, _ctx())
+    assert str(caught.value) == (f"Forumotion: {TOPIC}: not a thread page (post 0: cannot read "
+                                 "the date in 'por Lestrade')")
+
+
+def test_a_real_post_without_a_date_or_link_still_stops_the_count() -> None:
+    block = _sponsored_block('<p class="author">por Contenido patrocinado</p>')
+    data = _one_post_page(block.replace("post--0", "post--13").replace('"p0"', '"p13"'))
+    with pytest.raises(NotAThreadPage) as caught:
+        ENGINE.parse_page(data, _ctx())
+    assert str(caught.value) == (f"Forumotion: {TOPIC}: not a thread page (post 13: cannot read "
+                                 "the date in 'por Contenido patrocinado')")
+
+
+def test_the_sponsored_block_takes_no_place_in_the_thread() -> None:
+    page = ENGINE.parse_page(_one_post_page(_sponsored_block(
+        '<p class="author">por Contenido patrocinado</p>')), replace_url(PAGE_3))
+    assert [(p.id, p.position) for p in page.posts] == [("12", 31)]
+
+
+def replace_url(url: str) -> PageContext:
+    return PageContext(url, times.parse_iso("2016-01-20T22:30:00Z"), "Europe/Madrid", per_page=15)
+
+
+@pytest.mark.parametrize(("text", "wall"), [
+    ("Hoy a las 21:58", datetime(2016, 1, 20, 21, 58)),
+    ("Ayer a las 10:05", datetime(2016, 1, 19, 10, 5)),
+    ("Miér 20 Ene 2016, 09:19", datetime(2016, 1, 20, 9, 19)),
+    ("Aujourd'hui à 09:19", datetime(2016, 1, 20, 9, 19)),
+    ("Hier à 22:15", datetime(2016, 1, 19, 22, 15)),
+    ("Lun 11 Mar 2024 - 21:00", datetime(2024, 3, 11, 21, 0)),
 ])
-# What _hidden_blocks() and _slots() searched before one search served both (_hidden_mentions).
-_HIDDEN_ATTRS = etree.XPath(
-    "/descendant::a/@href[contains(., 'showHiddenMessage')]"
-    " | /descendant::a/@onclick[contains(., 'showHiddenMessage')]"
-    " | /descendant::*/@id[starts-with(., 'hidden-title--')]")
-_SLOT_ATTRS = etree.XPath(
-    "/descendant::*/@class[contains(., 'post--')]"
-    " | /descendant::*/@href[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
-    " | /descendant::*/@onclick[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]"
-    " | /descendant::*/@id[contains(., 'showHiddenMessage(') or contains(., 'hidden-title--')]")
+def test_the_stock_pages_date_forms(text: str, wall: datetime) -> None:
+    shown = find_time(text, FETCHED_LOCAL)
+    assert shown is not None and shown.naive == wall
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(HIDDEN_PIECES, max_size=10))
-def test_hidden_blocks_and_slots_as_the_attribute_searches_find_them(pieces: list[str]) -> None:
-    root = forumotion._parse(f"<html><body>{''.join(pieces)}</body></html>".encode())
-    elements = forumotion._post_elements(root)
-    mentions = forumotion._hidden_mentions(root)
-    hidden = forumotion._hidden_blocks(mentions)
-    expected: dict[str, str] = {}
-    for node in forumotion._parents(_HIDDEN_ATTRS(root)):
-        raw = " ".join(filter(None, (node.get("href"), node.get("onclick"), node.get("id"))))
-        if match := forumotion._HIDDEN_REF.search(raw):
-            holder = node.getparent() if node.getparent() is not None else node
-            expected.setdefault(match.group(1) or match.group(2),
-                                forumotion.collapse(forumotion._text(holder)))
-    assert hidden == expected
-    orphans = set(hidden) - set(elements)
-    keys = [forumotion._slot_key(node, elements, orphans)
-            for node in forumotion._parents(_SLOT_ATTRS(root))]
-    expected_slots = list(dict.fromkeys(key for key in keys if key)) if orphans else list(elements)
-    assert [key for key, _ in forumotion._slots(root, elements, hidden, mentions)] == expected_slots
+def test_an_edit_notice_glued_to_the_last_line_keeps_the_vote() -> None:
+    # AwesomeBB prints {EDITED_MESSAGE} inside the message (§1.4); its wrapper is unverified,
+    # so a notice on the vote's own line must leave the vote in the body.
+    html = """<html><head><link href="https://illiweb.com/awesomebb.css" rel="stylesheet"></head>
+    <body id="top"><div class="post-wrap post--7"><div class="post-content">Voto: Moriarty
+    Última edición por Zven el Miér 20 Ene 2016, 09:19, editado 1 vez</div><div class="post-footer">
+    <span class="post-date">Lun 18 Ene 2016, 21:12</span></div><aside class="post-aside">
+    <span class="post-author-name"><a href="/u5">Irene Adler</a></span></aside></div></body></html>"""
+    (post,) = ENGINE.parse_page(html.encode(), _ctx()).posts
+    assert post.body.own == "Voto: Moriarty"
+    assert post.edit is not None and (post.edit.editor, post.edit.times) == ("Zven", 1)
+
+
+def test_latin1_pages_read_as_browsers_read_them() -> None:
+    # An ISO-8859-1 board holds what browsers sent it in windows-1252: 0x92 is ’, and a byte
+    # windows-1252 leaves undefined (0x81) loses no post.
+    saved = casefiles.load_case(casefiles.FIXTURES / "forumotion" / "espia-phpbb3-es").pages[0]
+    latin = (saved.data.decode("utf-8").replace("charset=utf-8", "charset=iso-8859-1")
+             .replace("Lo tengo claro.", "Lo tengo claro, Moriarty’s.")
+             .encode("cp1252", "xmlcharrefreplace"))
+    assert b"iso-8859-1" in latin and b"\x92" in latin
+    page = ENGINE.parse_page(latin, saved.ctx)
+    assert any("Moriarty’s" in post.body.own for post in page.posts)
+    undefined = ENGINE.parse_page(latin.replace(b"\x92", b"\x81"), saved.ctx)
+    assert [p.id for p in undefined.posts] == [p.id for p in page.posts]
+
+
+def test_a_byte_order_mark_changes_nothing() -> None:
+    saved = casefiles.load_case(casefiles.FIXTURES / "forumotion" / "espia-phpbb3-es").pages[0]
+    assert ENGINE.parse_page(b"\xef\xbb\xbf" + saved.data, saved.ctx) == ENGINE.parse_page(
+        saved.data, saved.ctx)
+
+
+# --- a GM counts a real Forumotion voting thread read as a guest, in each of the six themes ----
+# Every espia case holds the same day (fixtures/forumotion/stock_pages.py, espia()): Zven opens
+# at 21:00 and shows the format ("Voto: Nombre", a placeholder, C4); Irene "Voto: Moriarty"
+# (edited by Zven, staff: kept), Sherlock quotes her and votes Lestrade, Watson's spoiler is not
+# his vote (voto: Moriarty is), Mrs Hudson votes Moriarty, Moriarty votes Sherlock at 22:00
+# (in time, E1/C7), Lestrade at 22:01 (late), Sherlock "Ayer" (the 19th) and Irene "Hoy" after
+# the close. Each page ends with the sponsored block.
+
+ESPIA = [case for case in STOCK if case.name.endswith("-es")]
+
+
+def _count(case_dir: Path, *more: str):
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    return CliRunner().invoke(app, [*more[:1], str(case_dir / "game.toml"), "--from",
+                                    str(case_dir), "--fetched-at", "2016-01-20T22:30:00Z",
+                                    *more[1:]])
+
+
+@pytest.mark.parametrize("case_dir", ESPIA, ids=lambda p: p.name)
+def test_a_guest_read_voting_thread_counts_in_every_theme(case_dir: Path) -> None:
+    result = _count(case_dir, "count", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    base = int(casefiles.load_case(case_dir).expected["pages"][0]["thread_id"]) * 100
+    assert {c["player"]: dict(zip(c["voters"], c["posts"])) for c in data["counts"]} == {
+        "Moriarty": {"Irene Adler": str(base + 2), "Watson": str(base + 4),
+                     "Mrs Hudson": str(base + 5)},
+        "Lestrade": {"Sherlock": str(base + 3)},
+        "Sherlock": {"Moriarty": str(base + 7)},
+    }
+    assert (data["outcome"]["result"], data["outcome"]["player"]) == ("eliminated", "Moriarty")
+    assert data["not_voting"] == ["Lestrade"]
+    verdicts = {v["post"]: v for v in data["verdicts"]}
+    assert (verdicts[str(base + 8)]["verdict"], verdicts[str(base + 8)]["rule"]) == ("void", "E1")
+    assert verdicts[str(base + 10)]["time"].startswith("2016-01-19T09:05")  # "Ayer a las 10:05"
+    assert verdicts[str(base + 1)]["verdict"] == "not_a_vote"  # "Voto: Nombre" shows the format
+    assert "0" not in verdicts
+
+
+@pytest.mark.parametrize("case_dir", ESPIA, ids=lambda p: p.name)
+def test_the_audit_and_gm_report_say_what_was_skipped(case_dir: Path) -> None:
+    skipped = ("skipped 'Contenido patrocinado' (post 0, no author link, no date): the "
+               "sponsored block Forumotion shows guests, not a post (§1.8)")
+    for command in (("audit",), ("count", "--format", "text")):
+        result = _count(case_dir, *command)
+        assert result.exit_code == 0, result.output
+        section = result.stdout.split("Reading the thread:\n", 1)[1]
+        assert f"  - {skipped}\n" in section
+        assert result.stdout.count(skipped) == 1  # one line for both pages

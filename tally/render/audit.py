@@ -74,6 +74,8 @@ def render_audit(tally: Tally, *, player: str | None = None, post: str | None = 
     for v in chosen:
         summary[v.verdict] = summary.get(v.verdict, 0) + 1
     out.append("Totals: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.items())))
+    if tally.reading:  # what reading skipped (a sponsored block, a hidden post): issue 13
+        out += ["Reading the thread:", *(f"  - {note}" for note in tally.reading)]
     if forensics is not None:
         shown = {v.post_id for v in chosen}
         out += forensics_lines(forensics, zone, [c for c in forensics.changes if c.post_id in shown])
