@@ -36,6 +36,13 @@ _POST_LINK = re.compile(r"(?:[?&]p=(\d+))|#(\d+)$")
 _FLOOD = re.compile(
     r"flood|so soon after your last|si rapidement apr[èe]s|tan pronto despu[ée]s|"
     r"così presto|t[ãa]o cedo ap[óo]s", re.IGNORECASE)
+# A post held for a moderator's approval. Forumotion's own wording is UNVERIFIED (FORUMS.md
+# §1.7 names none); these are the phpBB family's POST_STORED_MOD phrases in the boards' languages
+# (phpBB 3 language packs: en, es, fr, pt, it), matched only in the answer's message block.
+_HELD = re.compile(
+    r"approved by a moderator|requiere aprobaci[oó]n|aprobad[oa] por un moderador|"
+    r"approuvé par un modérateur|aprovad[ao] por um moderador|approvato da un moderatore",
+    re.IGNORECASE)
 _SECONDS = re.compile(r"(\d+)\s*(?:seconds?|secondes?|segundos?|secondi|s\b)", re.IGNORECASE)
 _MESSAGE_BOX = ("//*[contains(@class, 'message')][.//a or .//p or text()]",
                 "//div[@id='message']", "//*[contains(@class, 'panel')]")
@@ -94,6 +101,8 @@ class ForumotionReplier(Replier):
         if found:  # redirected straight to the new post
             return Reply(found, url)
         root = parse_document_as_browser(body)
+        if _HELD.search(_forum_words(root)):  # it exists, in the queue: its id is not shown
+            return Reply(None, None, visible=False)
         # Only the confirmation's own link: the page's widgets ("latest topics") link posts too,
         # and an error page must never read as a success.
         for href in root.xpath("//*[contains(@class, 'message')]//a/@href"):

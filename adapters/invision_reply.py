@@ -58,6 +58,9 @@ _ERROR_BLOCKS = ("//*[contains(@class, 'message') and contains(@class, 'error')]
                  "//*[@data-role='commentFormError' or contains(@class, 'ipsType_warning')]",
                  "//*[@id='elError' or @id='elErrorMessage']",
                  "//*[contains(@class, 'error')]")
+_INLINE_MESSAGE = re.compile(r"ipb\.templates\['inlineMsg'\]\s*=\s*\"((?:[^\"\\]|\\.)*)\"")
+_HELD_WORDS = re.compile(r"премодераци|ожидает утверждения|проверена модератором|"
+                         r"approv\w* by a moderator|awaiting approval", re.IGNORECASE)
 _LOGIN_WORDS = re.compile(r"войти|вход|войдите|sign in|log in|not logged", re.IGNORECASE)
 
 
@@ -144,9 +147,12 @@ def _read_answer(answer: Response, action: str, host: str) -> Reply:
     # Success is a redirect to the new post; an answer at the form's own address is the form
     # coming back with an error block.
     found = _NEW_POST.search(answer.url) if answer.url != action else None
-    if found:
-        return Reply(next(g for g in found.groups() if g), answer.url)
+    post_id = next(g for g in found.groups() if g) if found else None
     root = parse_document_as_browser(answer.body)
+    if answer.url != action and _held(answer.body, root, post_id):
+        return Reply(post_id, answer.url if post_id else None, visible=False)
+    if post_id:
+        return Reply(post_id, answer.url)
     words = _error_words(root)
     if _FLOOD.search(words):
         seconds = _SECONDS.search(words)
@@ -155,6 +161,28 @@ def _read_answer(answer: Response, action: str, host: str) -> Reply:
     if _password_form(root) is not None or (words and _LOGIN_WORDS.search(words)):
         raise SessionExpired(f"{LABEL}: {host}: the session is no longer logged in")
     raise ForumError(f"{LABEL}: {host}: the reply was refused: {words or 'no post id came back'}")
+
+
+def _held(page: bytes, root: HtmlElement, post_id: str | None) -> bool:
+    """The post went into the moderation queue (the forum's or the member's premoderation).
+
+    IPB 3 redirects to the topic without the post's id (showtopic=T&st=N) and shows its
+    'moderate_post' words as the next page's inline message, ipb.templates['inlineMsg']
+    (classPost.php, publicOutput.php redirectScreen; ru "Ваше сообщение должно пройти
+    премодерацию, прежде чем будет доступно всем.", istvgames-forum lang_cache
+    forums_public_post.php; the English wording is UNVERIFIED). IPS 4 redirects to the comment,
+    which its author sees marked `ipsModerated` ("Этот комментарий ожидает утверждения
+    модератором", dc1911-forum theme.xml and the Russian pack's comment_awaiting_approval)."""
+    inline = _INLINE_MESSAGE.search(page[:300_000].decode("utf-8", "replace"))
+    if inline and _HELD_WORDS.search(html.unescape(inline.group(1))):
+        return True
+    if post_id is None:
+        return False
+    for article in root.xpath(f"//article[@id='elComment_{post_id}']"):
+        if "ipsModerated" in (article.get("class") or "").split() or \
+                _HELD_WORDS.search(collapse(article.text_content())):
+            return True
+    return False
 
 
 def _is_ips4(page: bytes) -> bool:

@@ -39,7 +39,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 import lxml.html
 from lxml.html import HtmlElement
 
-from tally.adapters.html import block_text, collapse
+from tally.adapters.html import block_text, collapse, parse_document_as_browser
 from tally.adapters.phpbb import split_topic_url
 from tally.adapters.reply import Credentials, Replier, Reply, encode_form, page_charset
 from tally.errors import (
@@ -57,8 +57,19 @@ FORM_WAIT = 1.1  # seconds between receiving a form and submitting it (same-seco
 _FLOOD = re.compile(r"You cannot make another post so soon after your last", re.IGNORECASE)
 _REVIEW = re.compile(r"At least one new post has been made to this topic|Post review",
                      re.IGNORECASE)
-_POSTED = re.compile(r"has been posted successfully|has been submitted successfully"
-                     r"|Your message has been entered successfully", re.IGNORECASE)
+# POST_STORED (3.x) and Stored (2.0), in the packs a board may run: en, es, fr, ru.
+_POSTED = re.compile(r"This message has been posted successfully|Your message has been entered "
+                     r"successfully|ha sido publicado correctamente|a été publié"
+                     r"|Сообщение было успешно отправлено\.", re.IGNORECASE)
+# POST_STORED_MOD (3.x; 2.0 has no approval queue): the post exists but waits for a moderator.
+# en phpbb/phpbb language/en/posting.php; es "El mensaje ha sido guardado pero requiere
+# aprobación." (Aeronaut/carpe-viam.org language/es/posting.php); fr "… doit être approuvé par
+# un modérateur afin d'être visible publiquement." (qiaeru/phpbb-language-fr); ru "… должно быть
+# одобрено модератором до того, как будет отображено на конференции." (reactos/web
+# forum/language/ru/posting.php). Checked before _POSTED: "submitted successfully" and
+# "успешно отправлено" begin these sentences too.
+_HELD = re.compile(r"will need to be approved by a moderator|pero requiere aprobaci[oó]n"
+                   r"|approuvé par un modérateur|одобрено модератором", re.IGNORECASE)
 _SESSION_INVALID = re.compile(r"Invalid Session\. Please resubmit the form", re.IGNORECASE)
 _POST_LINK = re.compile(r"viewtopic\.php\?(?:[^\"'<>\s]*?&(?:amp;)?)?p=(\d+)")
 _CAPTCHA = re.compile(rb"g-recaptcha|h-captcha|cf-turnstile|name=\"confirm_code\"|"
@@ -174,7 +185,11 @@ class PhpBBReplier(Replier):
     def _read_answer(self, answer: Response, host: str) -> Reply:
         text = answer.body.decode("utf-8", "replace")
         root = _html(answer.body)
-        if _POSTED.search(text) or _post_id_in(answer.url):
+        if _HELD.search(_message_text(root)):
+            # trigger_error(POST_STORED_MOD) with a refresh to the topic (no post id: the post
+            # is not in the topic for the bot, phpBB includes/functions_posting.php submit_post)
+            return Reply(_post_id_in(answer.url) or _refresh_post_id(root), None, visible=False)
+        if _POSTED.search(_message_text(root)) or _post_id_in(answer.url):
             post_id = _post_id_in(answer.url) or _refresh_post_id(root) or _link_post_id(text)
             url = None
             if post_id:
@@ -203,8 +218,10 @@ class PhpBBReplier(Replier):
 
 
 def _html(body: bytes) -> HtmlElement:
+    """The page decoded as a browser does (its declared charset, UTF-8 by default): the answer's
+    words are matched in the board's language."""
     try:
-        return lxml.html.fromstring(body or b"<html></html>")
+        return parse_document_as_browser(body or b"<html></html>")
     except (ValueError, lxml.etree.ParserError):
         return lxml.html.fromstring(b"<html></html>")
 
@@ -253,7 +270,7 @@ def _error_text(root: HtmlElement) -> str:
                 return text[:200]
     message = root.find(".//div[@id='message']")
     if message is not None:
-        return " ".join((message.text_content() or "").split())[:200]
+        return collapse(block_text(message))[:200]  # "Information" heading, then the words
     for table in root.iter("table"):  # phpBB 2's message_die box: table.forumline span.gen
         if "forumline" in (table.get("class") or "").split():
             for span in table.iter("span"):
@@ -261,6 +278,12 @@ def _error_text(root: HtmlElement) -> str:
                 if text and "gen" in (span.get("class") or "").split():
                     return text[:200]
     return ""
+
+
+def _message_text(root: HtmlElement) -> str:
+    """The words of an answer page: prosilver's message panel (trigger_error), else the page."""
+    message = root.find(".//div[@id='message']")
+    return collapse(block_text(message if message is not None else root))
 
 
 def _is_logout(href: str) -> bool:

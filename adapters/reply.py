@@ -14,7 +14,8 @@ Errors a replier raises, each one line (tally.errors):
 - OutcomeUnknown: the reply went out and no answer came back; the post may exist.
 - ForumError: anything else the forum said no to, quoting its message.
 A post the forum took but holds for a moderator is not an error: a Reply with visible=False
-(the run records it as posted, so the same count is never sent into the queue twice).
+(the run remembers it as held, so the same count is never sent into the queue twice). An answer
+that is neither the engine's confirmation nor a known refusal is a ForumError, never a Reply.
 A replier never logs, prints or puts in a message the password or a cookie.
 """
 

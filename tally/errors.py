@@ -16,9 +16,9 @@ EXIT_NOTHING_TO_POST = 6  # nothing changed, too soon, quiet hours: no post, not
 EXIT_LOGIN = 7  # no credentials, or the forum refused them
 EXIT_CANNOT_POST = 8  # captcha / challenge: cannot post automatically; the count is left to paste
 EXIT_BUSY = 9  # another run holds the game's lock
-EXIT_AWAITING_MODERATION = 10  # posted, but the forum holds it for a moderator: players cannot
-# see it yet; the run records it as posted (never posts it again) and the GM should ask the
-# board's staff to exempt the bot
+EXIT_AWAITING_MODERATION = 10  # the forum holds the post for a moderator: players cannot see
+# it yet; every run says so until it shows in the thread, and never sends it again; the GM
+# should ask the board's staff to exempt the bot
 
 
 class TallyError(Exception):

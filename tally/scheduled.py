@@ -5,8 +5,10 @@
          ─► decide (tally.when) ─► hold on doubt? ─► already in the thread?
          ─► render (tally.render.update) ─► 'sending' ─► reply ─► 'posted' | 'failed'
 
-A post the forum holds for a moderator (Discuz "回复需要审核") is 'posted' with the note
-"awaiting moderation" and exit 10: it exists, so it is never sent again.
+A post the forum holds for a moderator (phpBB POST_STORED_MOD, Discuz "回复需要审核", …) is
+'posted' with the note "awaiting moderation" and exit 10: it exists, so it is never sent again,
+and every run exits 10 while the same count waits and the thread does not show it; once its
+marker shows in the thread the row is recorded as posted there (settle_held).
 
 Never twice: the lock stops a second run; the intent row is written before the reply call, so
 a crash after the forum took the post leaves 'sending', and the next run looks for the post's
@@ -25,7 +27,8 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -141,8 +144,9 @@ class _Run:
     def once(self) -> Result:
         counted = self.count()
         self.settle_interrupted(counted)
-        rows = self.store.posted(counted.main.key, counted.day)
+        rows = self.settle_held(counted)
         posted = [row for row in rows if row.state == "posted"]
+        queued = [row for row in posted if _awaiting(row)]
         last = _last(posted)
         final_posted = next((r.posted_at or r.started_at for r in posted
                              if r.summary.get("final")), None)
@@ -151,6 +155,17 @@ class _Run:
         summary = summarise(counted.tally, decision.final)
         sha = content_sha256(summary)
         decision = self.forced(decision, last, sha)
+        waiting = next((row for row in queued if row.sha256 == sha), None)
+        if waiting is None and not decision.post and posted and _awaiting(posted[-1]):
+            waiting = posted[-1]
+        if waiting is not None:
+            # The players have not seen the count in the queue: never "nothing to post" as if
+            # they had, never the same count into the queue again (issue 13).
+            why = "" if decision.post else f" ({decision.reason})"
+            return Result(EXIT_AWAITING_MODERATION, f"{self.dry}held by the forum: the count "
+                          f"sent at {clock(_sent_at(waiting), self.game.timezone)} still waits "
+                          "for a moderator's approval and is not in the thread; nothing was "
+                          f"posted{why}")
         if not decision.post:
             return Result(EXIT_NOTHING_TO_POST, f"{self.dry}nothing to post: {decision.reason}")
         doubts = summary["doubts"]
@@ -224,6 +239,24 @@ class _Run:
             else:
                 self.store.finish_post(row.id, state="failed",
                                        note="not in the thread after an interrupted run")
+
+    def settle_held(self, counted: _Counted) -> list[Posted]:
+        """Counts the forum held for a moderator: one whose marker now shows in the thread was
+        approved, and is recorded as posted there (a dry run only reads). The rows, updated."""
+        rows = self.store.posted(counted.main.key, counted.day)
+        settled: list[Posted] = []
+        for row in rows:
+            found = own_post(counted.main.thread, row.sha256, self.account) \
+                if row.state == "posted" and _awaiting(row) else None
+            if found is not None:
+                note = f"approved: in the thread as post {found.id}"
+                if not self.options.dry_run:
+                    self.store.finish_post(row.id, state="posted", post_id=found.id,
+                                           posted_at=found.created_at, note=note)
+                log.info("the count held for a moderator is in the thread as post %s", found.id)
+                row = replace(row, post_id=found.id, posted_at=found.created_at, note=note)
+            settled.append(row)
+        return settled
 
     def forced(self, decision: Decision, last: LastPosted | None, sha: str) -> Decision:
         """--force posts what the policy holds back, but never the same count twice."""
@@ -320,17 +353,19 @@ class _Run:
             if isinstance(exc, ThreadMovedOn):
                 raise _Recount() from None
             raise
-        as_post = f" as post {reply.post_id}" if reply.post_id else " (the forum gave no post id)"
         if not reply.visible:
-            # The post exists in the moderation queue: recorded as posted, so this count is
-            # never sent into the queue again (the next change is, like any count).
+            # The post exists in the moderation queue: recorded with the note, so this count is
+            # never sent into the queue again and every run says it waits (exit 10) until its
+            # marker shows in the thread (settle_held); a changed count is decided as any other.
             self.store.finish_post(row, state="posted", post_id=reply.post_id,
                                    posted_at=times.now(), note=AWAITING_MODERATION)
             credentials.save_cookies(cookie_file, session)
-            return Result(EXIT_AWAITING_MODERATION, f"posted the count to {counted.url}{as_post}, "
-                          "but the forum holds it for a moderator: players see it once it is "
-                          "approved (ask the board's staff to exempt the bot's account): "
-                          f"{decision.reason}")
+            queued = f" as post {reply.post_id}" if reply.post_id else ""
+            return Result(EXIT_AWAITING_MODERATION, f"held by the forum: the count sent to "
+                          f"{counted.url}{queued} waits for a moderator's approval; players see "
+                          "it once it is approved (ask the board's staff to exempt the bot's "
+                          f"account): {decision.reason}")
+        as_post = f" as post {reply.post_id}" if reply.post_id else " (the forum gave no post id)"
         self.store.finish_post(row, state="posted", post_id=reply.post_id, posted_at=times.now())
         credentials.save_cookies(cookie_file, session)
         return Result(EXIT_OK, f"posted the count to {counted.url}{as_post}: {decision.reason}")
@@ -390,6 +425,15 @@ def _position(thread: Thread, post_id: str | None) -> int | None:
 
 def _last_post_id(thread: Thread) -> str | None:
     return max(thread.posts, key=lambda p: p.position).id if thread.posts else None
+
+
+def _awaiting(row: Posted) -> bool:
+    """A count the forum took into its moderation queue and the thread does not show yet."""
+    return row.note == AWAITING_MODERATION
+
+
+def _sent_at(row: Posted) -> datetime:
+    return row.posted_at or row.started_at
 
 
 def _last(posted: list[Posted]) -> LastPosted | None:

@@ -96,6 +96,7 @@ class FakeForum:
         self.requests: list[Request] = []
         self.lock = threading.Lock()
         self.base = ""
+        self.queued: set[int] = set()  # replies awaiting a moderator ("moderation"): not shown
 
     # -- server ----------------------------------------------------------------------------
 
@@ -188,6 +189,14 @@ class FakeForum:
     def replies(self) -> list[Posted]:
         return [p for p in self.posts if p.author == self.account]
 
+    def shown(self) -> list[Posted]:
+        """The posts the thread page shows: not those in the moderation queue."""
+        return [p for p in self.posts if p.post_id not in self.queued]
+
+    def approve(self, post_id: int) -> None:
+        with self.lock:
+            self.queued.discard(post_id)
+
     def page(self, html: str, status: int = 200, *headers: tuple[str, str]) -> Answer:
         return Answer(status, html.encode(self.charset, "xmlcharrefreplace"), list(headers))
 
@@ -272,7 +281,7 @@ class FakeForumotion(FakeForum):
             f'<div id="p{p.post_id}" class="post post--{p.post_id}"><div class="postbody">'
             f'<p class="author">Mensaje por <a href="/u3">{escape(p.author)}</a> '
             f'Dom 17 Ene 2016, 12:02</p><div class="content"><div>{escape(p.text)}</div></div>'
-            "</div></div>" for p in self.posts)
+            "</div></div>" for p in self.shown())
         form = ""
         if account:
             form = ('<form action="/post" method="post" name="post" id="quick_reply">'
@@ -310,7 +319,17 @@ class FakeForumotion(FakeForum):
             return self.page(self._frame(account, (
                 '<div class="panel"><div class="message">No puedes enviar otro mensaje tan pronto '
                 f"después del anterior; espera {self.flood_seconds} segundos.</div></div>")))
+        if "blank-answer" in self.faults:  # a page the replier cannot know (maintenance)
+            return self.page(self._frame(account, '<div class="message">Mantenimiento del foro'
+                                                  "</div>"))
         post_id = self.add_post(account, form["message"])
+        if "moderation" in self.faults:
+            # Forumotion's wording is UNVERIFIED: phpBB 3's Spanish POST_STORED_MOD.
+            self.queued.add(post_id)
+            return self.page(self._frame(account, (
+                '<div class="panel"><div class="message">El mensaje ha sido guardado pero '
+                f'requiere aprobación.<br><a href="{self.thread_path}">Volver al tema</a>'
+                "</div></div>")))
         return self.page(self._frame(account, (
             '<div class="panel"><div class="message">Tu mensaje ha sido publicado con éxito.<br>'
             f'<a href="/viewtopic?t={self.topic}&amp;p={post_id}#{post_id}">Pulsa aquí para ver '
@@ -331,7 +350,6 @@ class FakeDiscuz(FakeForum):
     def __init__(self, *, charset: str = "utf-8", flood_seconds: int = 15) -> None:
         self.charset = charset
         super().__init__(flood_seconds=flood_seconds)
-        self.queued: set[int] = set()  # replies awaiting a moderator: not on the thread page
 
     def formhash(self, account: str | None) -> str:
         return token("formhash", account or "guest")[8:16]
@@ -457,6 +475,7 @@ class FakeIpb3(FakeForum):
 
     def __init__(self, *, flood_seconds: int = 30) -> None:
         super().__init__(flood_seconds=flood_seconds)
+        self.inline: dict[str, str] = {}  # the session's inline message, shown on its next page
 
     def auth_key(self, account: str | None) -> str:
         return token("auth_key", account or "guest")
@@ -489,7 +508,8 @@ class FakeIpb3(FakeForum):
                 "<script type='text/javascript'>"
                 f"ipb.vars['base_url'] = '{self.public}/index.php?s={sid}&';"
                 f"ipb.vars['board_url'] = '{self.public}';"
-                f"ipb.vars['member_id'] = parseInt( {member_id} );</script></head>"
+                f"ipb.vars['member_id'] = parseInt( {member_id} );"
+                f"ipb.templates['inlineMsg'] = \"{self.inline.pop(sid, '')}\";</script></head>"
                 f"<body id='ipboard_body'><div id='ipbwrapper'><div id='user_navigation'>{nav}</div>"
                 f"<div id='content'>{content}</div></div></body></html>")
 
@@ -499,7 +519,7 @@ class FakeIpb3(FakeForum):
             f"id='post_id_{p.post_id}'><a id='entry{p.post_id}'></a><div class='post_wrap'>"
             f"<h3 class='row2'><span class='author vcard'>{escape(p.author)}</span></h3>"
             f"<div class='post_body'><div class='post entry-content'>{escape(p.text)}</div></div>"
-            "</div></div>" for p in self.posts)
+            "</div></div>" for p in self.shown())
         form = ""
         if account:
             form = ("<form action='index.php' method='post' id='ips_fastReplyForm'>"
@@ -550,6 +570,13 @@ class FakeIpb3(FakeForum):
                 "<p class='message error'>Стоит делать передышку в "
                 f"{self.flood_seconds} секунд между отправками новых тем и сообщений.</p>")))
         post_id = self.add_post(account, form.get("Post", ""))
+        if "moderation" in self.faults:
+            # classPost.php: redirectScreen(moderate_post, showtopic=T&st=N): the words become
+            # the session's inline message and the redirect names no post (istvgames-forum).
+            self.queued.add(post_id)
+            self.inline[request.cookies.get(self.cookie, "")] = (
+                "Ваше сообщение должно пройти премодерацию, прежде чем будет доступно всем.")
+            return self.redirect(f"index.php?showtopic={self.topic}&st=0")
         return self.redirect(f"index.php?showtopic={self.topic}&view=findpost&p={post_id}")
 
 
@@ -591,10 +618,13 @@ class FakeIps4(FakeForum):
     def _topic_page(self, account: str | None, error: str = "") -> str:
         posts = "".join(
             f'<a id="comment-{p.post_id}"></a><article id="elComment_{p.post_id}" class="cPost '
-            f'ipsBox ipsComment"><aside class="ipsComment_author cAuthorPane"><h3 class="'
-            f'cAuthorPane_author"><strong itemprop="name">{escape(p.author)}</strong></h3></aside>'
+            f'ipsBox ipsComment{" ipsModerated" if p.post_id in self.queued else ""}"><aside '
+            'class="ipsComment_author cAuthorPane"><h3 class="cAuthorPane_author"><strong '
+            f'itemprop="name">{escape(p.author)}</strong></h3></aside>'
             f'<div data-role="commentContent" class="ipsType_richText"><p>{escape(p.text)}</p>'
-            "</div></article>" for p in self.posts)
+            "</div></article>" for p in self.posts
+            # a queued comment: only its author sees it, marked (theme.xml postContainer)
+            if p.post_id not in self.queued or (account and p.author == account))
         form = ""
         if account:
             message = (f'<div class="ipsMessage ipsMessage_error">{error}</div>' if error else "")
@@ -647,6 +677,8 @@ class FakeIps4(FakeForum):
                 "Установлен лимит на отправку нескольких сообщений за определённое время. "
                 f"Пожалуйста, подождите {self.flood_seconds} секунд перед отправкой.")))
         post_id = self.add_post(account, form.get(f"topic_comment_{self.topic}", ""))
+        if "moderation" in self.faults:
+            self.queued.add(post_id)
         return self.redirect(f"{self.topic_path}?do=findComment&comment={post_id}", status=301)
 
 

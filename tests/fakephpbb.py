@@ -12,6 +12,8 @@ tally.adapters.phpbb parser reads it), and implements the login and reply flow o
 - the reply form carries topic_cur_post_id and lastclick; a reply whose topic_cur_post_id is
   not the topic's last post gets the "Post review" page and is not posted;
 - the flood interval (`flood_interval` seconds, board clock), with phpBB's exact FLOOD_ERROR;
+- post approval (`moderated`): the bot's replies go into `queue` with phpBB's POST_STORED_MOD
+  answer until `approve()` shows them;
 - faults on demand (`fail_next`): "503", "429:<seconds>" (with Retry-After), "challenge"
   (403 with Cloudflare's cf-mitigated: challenge), "reset" (the
   connection closes with no answer, nothing done), "drop" (the post is stored, then the
@@ -53,6 +55,8 @@ FLOOD_ERROR = "You cannot make another post so soon after your last."
 FORM_INVALID = "The submitted form was invalid. Try submitting again."
 REVIEW_EXPLAIN = ("At least one new post has been made to this topic. You may wish to review "
                   "your post in light of this.")
+POST_STORED_MOD = ("This message has been submitted successfully, but it will need to be approved "
+                   "by a moderator before it is publicly viewable.")  # language/en/posting.php
 FORM_LIFETIME = 7200
 BOT, BOT_PASSWORD = "TallyBot", "correct-horse-Battery-9"
 
@@ -90,6 +94,8 @@ class FakePhpBB:
     salt: str = field(default_factory=lambda: secrets.token_hex(8))
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_id: int = 101
+    moderated: bool = False  # the bot's replies wait for a moderator (no f_noapprove)
+    queue: list[FakePost] = field(default_factory=list)  # replies awaiting approval: not shown
 
     def __post_init__(self) -> None:
         self.users.setdefault("Moderator", (2, "mod-password"))
@@ -148,6 +154,12 @@ class FakePhpBB:
     def bot_posts(self) -> list[FakePost]:
         return [p for p in self.posts if p.author == BOT]
 
+    def approve(self, post: FakePost) -> None:
+        """A moderator approves a queued reply: it shows where its id places it."""
+        with self.lock:
+            self.queue.remove(post)
+            self.posts = sorted([*self.posts, post], key=lambda p: p.id)
+
     def fail_next(self, request: str, fault: str) -> None:
         """The next request starting with `request` ("POST /posting.php") meets `fault`."""
         self.faults.append((request, fault))
@@ -167,6 +179,21 @@ class FakePhpBB:
         self.posts.append(post)
         self.last_post_at[post.uid] = at
         return post
+
+    def hold(self, author: str, fields: dict[str, str], at: datetime) -> str:
+        """posting.php for a member without f_noapprove: the reply goes into the queue and the
+        answer is trigger_error(POST_STORED_MOD + POST_APPROVAL_NOTIFY), refreshing in 10 s to
+        the topic (no p=: the post is not in it; phpBB 3.3 posting.php, submit_post)."""
+        post = FakePost(self.next_id, author, self.users[author][0], at,
+                        bbcode_html(fields.get("message", "")))
+        self.next_id += 1
+        self.queue.append(post)
+        self.last_post_at[post.uid] = at
+        return (f'<meta http-equiv="refresh" content="10; url=./viewtopic.php?t={TOPIC_ID}" />'
+                '<div class="panel" id="message"><div class="inner"><h2 class="message-title">'
+                f"Information</h2><p>{POST_STORED_MOD} You will be notified when your post has "
+                f'been approved.<br /><br /><a href="./viewforum.php?f={FORUM_ID}">Return to the '
+                "forum last visited</a></p></div></div>")
 
     def form_token(self, creation: int, form: str, sid: str) -> str:
         return hashlib.sha1(f"{creation}{self.salt}{form}{sid}".encode()).hexdigest()
@@ -358,6 +385,8 @@ class _Handler(BaseHTTPRequestHandler):
             return 200, posting_page(board, sid, user, last_id, FLOOD_ERROR)
         if fields.get("topic_cur_post_id") != str(last_id):
             return 200, posting_page(board, sid, user, last_id, "", review=True)
+        if board.moderated:
+            return 200, page_html("Information", board.hold(user, fields, now), user, sid, board)
         post = board._store(user, bbcode_html(fields.get("message", "")), now)
         link = f"./viewtopic.php?p={post.id}#p{post.id}"
         body = (f'<meta http-equiv="refresh" content="3; url={link}" />'

@@ -243,7 +243,8 @@ account = "{NAMES['discuz']}"
 """
 
 
-def test_discuz_moderation_is_recorded_as_posted_and_never_sent_again(tmp_path, monkeypatch):
+def test_discuz_moderation_exits_10_until_approved_and_is_never_sent_again(tmp_path,
+                                                                          monkeypatch):
     monkeypatch.setenv("TALLY_PASSWORD", PASSWORD)
     game = tmp_path / "game.toml"
     game.write_text(DISCUZ_GAME, encoding="utf-8")
@@ -255,19 +256,28 @@ def test_discuz_moderation_is_recorded_as_posted_and_never_sent_again(tmp_path, 
         held = post(game)
         (queued,) = forum.replies()
         assert (held.exit_code, held.stdout) == (
-            10, f"posted the count to {FakeDiscuz.public}/forum.php?mod=viewthread&tid=7 as post "
-                f"{queued.post_id}, but the forum holds it for a moderator: players see it once "
-                "it is approved (ask the board's staff to exempt the bot's account): first count "
-                "of day 1 (1 vote)\n")
+            10, f"held by the forum: the count sent to {FakeDiscuz.public}/forum.php?mod="
+                f"viewthread&tid=7 as post {queued.post_id} waits for a moderator's approval; "
+                "players see it once it is approved (ask the board's staff to exempt the bot's "
+                "account): first count of day 1 (1 vote)\n")
         with Store(tmp_path / ".tally" / "game.sqlite") as store:
             (row,) = store.posted("tid=7", 1)
         assert (row.state, row.post_id, row.note) == ("posted", str(queued.post_id),
                                                       "awaiting moderation")
         monkeypatch.setenv("TALLY_NOW", "2009-08-16T22:00:00+08:00")
         again = post(game)
-        assert (again.exit_code, again.stdout) == (6, "nothing to post: nothing changed since "
-                                                      "the count posted at 21:00\n")
+        assert (again.exit_code, again.stdout) == (
+            10, "held by the forum: the count sent at 21:00 still waits for a moderator's "
+                "approval and is not in the thread; nothing was posted (nothing changed since "
+                "the count posted at 21:00)\n")
         assert len(forum.replies()) == 1  # the queue holds one copy
+        forum.approve(queued.post_id)
+        monkeypatch.setenv("TALLY_NOW", "2009-08-16T22:10:00+08:00")
+        shown = post(game)
+        assert shown.exit_code == 6, shown.output
+        with Store(tmp_path / ".tally" / "game.sqlite") as store:
+            (row,) = store.posted("tid=7", 1)
+        assert row.note == f"approved: in the thread as post {queued.post_id}"
 
 
 # ---------------------------------------------------------------------------------------------

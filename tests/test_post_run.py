@@ -498,3 +498,58 @@ def test_a_captcha_leaves_the_count_ready_to_paste(board, game, monkeypatch):
                                                     f"the count is ready to paste from {paste}\n")
     assert would.startswith(paste.read_text(encoding="utf-8"))
     assert board.bot_posts() == []
+
+
+# ---------------------------------------------------------------------------------------------
+# A count the forum holds for a moderator (issue 13)
+
+HELD_FIRST = ("held by the forum: the count sent to {url} waits for a moderator's approval; "
+              "players see it once it is approved (ask the board's staff to exempt the bot's "
+              "account): {why}\n")
+
+
+def test_a_held_count_exits_10_on_every_run_until_it_shows_then_it_is_posted(board, game,
+                                                                             monkeypatch):
+    board.moderated = True
+    at(monkeypatch, "2026-01-15 11:00")
+    board.add_post("Alice", "vote: Bob")
+    first = post(game)
+    assert (first.exit_code, first.stdout) == (10, HELD_FIRST.format(
+        url=board.url, why="first count of day 1 (1 vote)"))
+    assert board.bot_posts() == [] and len(board.queue) == 1
+    at(monkeypatch, "2026-01-15 11:05")
+    again = post(game)
+    assert (again.exit_code, again.stdout) == (
+        10, "held by the forum: the count sent at 11:00 still waits for a moderator's approval "
+            "and is not in the thread; nothing was posted (nothing changed since the count "
+            "posted at 11:00)\n")
+    assert len(board.queue) == 1  # never sent into the queue twice
+    (queued,) = board.queue
+    board.approve(queued)
+    at(monkeypatch, "2026-01-15 11:10")
+    shown = post(game)
+    assert (shown.exit_code, shown.stdout) == (6, "nothing to post: nothing changed since the "
+                                                  "count posted at 11:00\n")
+    (row,) = store_rows(game)
+    assert (row.state, row.post_id, row.note) == ("posted", str(queued.id),
+                                                  f"approved: in the thread as post {queued.id}")
+
+
+def test_a_changed_count_goes_into_the_queue_the_same_one_never(board, game, monkeypatch):
+    board.moderated = True
+    at(monkeypatch, "2026-01-15 11:00")
+    board.add_post("Alice", "vote: Bob")
+    assert post(game).exit_code == 10
+    at(monkeypatch, "2026-01-15 11:10")
+    board.add_post("Carol", "vote: Dan")
+    soon = post(game)  # changed, but too soon: still the held count's line, exit 10
+    assert (soon.exit_code, soon.stdout) == (
+        10, "held by the forum: the count sent at 11:00 still waits for a moderator's approval "
+            "and is not in the thread; nothing was posted (changed, but the last count was 10 "
+            "min ago (min_interval 30))\n")
+    at(monkeypatch, "2026-01-15 11:40")
+    second = post(game)
+    assert (second.exit_code, second.stdout) == (10, HELD_FIRST.format(
+        url=board.url, why="1 vote change since the count posted at 11:00"))
+    assert len(board.queue) == 2 and board.bot_posts() == []
+    assert [(r.state, r.note) for r in store_rows(game)] == [("posted", "awaiting moderation")] * 2

@@ -312,6 +312,49 @@ def test_discuz_moderation_is_a_reply_that_exists_but_is_not_visible() -> None:
         assert reply.url is not None and f"pid={posted[0].post_id}" in reply.url
 
 
+HELD_ID = {"reply-forumotion": False, "reply-discuz": True, "reply-invision-ipb3": False,
+           "reply-invision-ips4": True}  # whether the engine's answer names the queued post
+
+
+@pytest.mark.parametrize("name", sorted(HELD_ID))
+def test_a_reply_held_for_a_moderator_exists_but_is_not_visible(name: str) -> None:
+    """Issue 13: each engine's own answer to a reply that waits for approval (Forumotion's
+    wording is UNVERIFIED: phpBB 3's Spanish POST_STORED_MOD; IPB 3 ru moderate_post as the
+    next page's inline message; IPS 4 the comment marked ipsModerated; Discuz 回复需要审核)."""
+    case = CASES[name]
+    for _, forum, replier in _live(case):
+        forum.faults.add("moderation")
+        _login(case, forum, replier)
+        reply = replier.reply(case.thread_url, case.text)
+        (queued,) = forum.replies()
+        assert queued.post_id in forum.queued and forum.shown()[-1] != queued
+        assert reply.visible is False
+        assert reply.post_id == (str(queued.post_id) if HELD_ID[name] else None)
+
+
+@pytest.mark.parametrize("name", sorted(HELD_ID))
+def test_a_reply_players_see_is_visible(name: str) -> None:
+    case = CASES[name]
+    for _, forum, replier in _live(case):
+        _login(case, forum, replier)
+        reply = replier.reply(case.thread_url, case.text)
+        assert reply.visible is True and reply.post_id == str(forum.replies()[0].post_id)
+
+
+def test_an_unknown_answer_to_a_reply_is_an_error_never_a_success() -> None:
+    """A page that is neither the engine's confirmation nor a known refusal: no post id, no
+    "posted" (issue 13)."""
+    case = CASES["reply-forumotion"]
+    for _, forum, replier in _live(case):
+        _login(case, forum, replier)
+        forum.faults.add("blank-answer")
+        with pytest.raises(ForumError) as caught:
+            replier.reply(case.thread_url, case.text)
+        assert str(caught.value) == ("Forumotion: laratonera.foroactivo.com: the reply was "
+                                     "refused: Mantenimiento del foro")
+        assert caught.value.exit_code == EXIT_FORUM
+
+
 def test_discuz_reply_seen_by_players_is_visible() -> None:
     case = CASES["reply-discuz"]
     for _, forum, replier in _live(case):

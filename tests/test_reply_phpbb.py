@@ -16,7 +16,7 @@ import requests
 import vcr
 from fakephpbb import BOT, BOT_PASSWORD, FLOOD_ERROR, FORM_INVALID, FORM_LIFETIME, FakePhpBB
 
-from tally import adapters, crawl
+from tally import adapters, crawl, times
 from tally.adapters.phpbb_reply import FORM_WAIT, PhpBBReplier
 from tally.adapters.reply import Credentials, replier_for
 from tally.errors import (
@@ -27,7 +27,7 @@ from tally.errors import (
     SessionExpired,
     ThreadMovedOn,
 )
-from tally.fetch import Fetcher
+from tally.fetch import Fetcher, Response
 
 CASSETTE = Path(__file__).resolve().parents[1] / "fixtures" / "cassettes" / "reply-phpbb.yaml"
 BOT_LOGIN = Credentials(BOT, BOT_PASSWORD)
@@ -196,3 +196,70 @@ def test_cassette_holds_no_password_cookie_or_session_id():
     assert "127.0.0.1" not in text
     # The recorded login still shows the fields the replier sent, the password scrubbed.
     assert "password=SCRUBBED" in text and "username=TallyBot" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# A reply held for a moderator (issue 13)
+
+
+def test_a_reply_held_for_approval_is_not_visible_and_has_no_post_id(board):
+    board.moderated = True
+    replier = bot()
+    replier.login(board.url, BOT_LOGIN)
+    reply = replier.reply(board.url, "[b]Vote count[/b]")
+    assert (reply.post_id, reply.url, reply.visible) == (None, None, False)
+    assert board.bot_posts() == [] and len(board.queue) == 1
+
+
+def _answer(message: str, refresh: str = "./viewtopic.php?t=7") -> Response:
+    """posting.php's trigger_error page (prosilver message panel) in the board's language."""
+    body = (f'<html><head><meta http-equiv="refresh" content="10; url={refresh}" /></head><body>'
+            '<div class="panel" id="message"><div class="inner"><h2 class="message-title">'
+            f'Information</h2><p>{message}<br /><br /><a href="./viewforum.php?f=2">…</a></p>'
+            "</div></div></body></html>").encode("utf-8")
+    return Response("https://forum.example.org/posting.php?mode=reply&t=7", 200,
+                    {"Content-Type": "text/html; charset=UTF-8"}, body, times.now())
+
+
+# POST_STORED_MOD in the packs a board may run (sources in adapters/phpbb_reply.py).
+HELD = {
+    "en": "This message has been submitted successfully, but it will need to be approved by a "
+          "moderator before it is publicly viewable. You will be notified when your post has "
+          "been approved.",
+    "es": "El mensaje ha sido guardado pero requiere aprobación.",
+    "fr": "Le message a été envoyé mais il doit être approuvé par un modérateur afin d’être "
+          "visible publiquement.",
+    "fr-2": "Ce message a été publié avec succès, mais il devra être approuvé par un modérateur "
+            "avant qu’il soit visible par tous.",
+    "ru": "Сообщение было успешно отправлено, но должно быть одобрено модератором до того, как "
+          "будет отображено на конференции. Вы будете уведомлены об одобрении вашего сообщения.",
+}
+# POST_STORED (3.0 shows it with a refresh to the post), same packs.
+STORED = {
+    "en": "This message has been posted successfully.",
+    "es": "Este mensaje ha sido publicado correctamente.",
+    "fr": "Le message a été publié.",
+    "ru": "Сообщение было успешно отправлено.",
+}
+
+
+@pytest.mark.parametrize("language", sorted(HELD))
+def test_the_held_answer_is_read_in_each_language(language):
+    reply = PhpBBReplier(None)._read_answer(_answer(HELD[language]), "forum.example.org")
+    assert (reply.post_id, reply.visible) == (None, False)
+
+
+@pytest.mark.parametrize("language", sorted(STORED))
+def test_the_posted_answer_is_read_in_each_language(language):
+    answer = _answer(STORED[language], "./viewtopic.php?f=2&amp;p=104#p104")
+    reply = PhpBBReplier(None)._read_answer(answer, "forum.example.org")
+    assert (reply.post_id, reply.url, reply.visible) == (
+        "104", "https://forum.example.org/viewtopic.php?p=104#p104", True)
+
+
+def test_an_unknown_answer_is_an_error_not_a_post_without_an_id():
+    answer = _answer("The board is temporarily unavailable.")
+    with pytest.raises(ForumError) as caught:
+        PhpBBReplier(None)._read_answer(answer, "forum.example.org")
+    assert str(caught.value) == ("forum.example.org: the forum did not take the post: "
+                                 "Information The board is temporarily unavailable. …")

@@ -2,7 +2,7 @@
 
 One line on stdout says what the run did; the exit code tells a cron wrapper (tally.errors):
 0 posted, 6 nothing to post, 5 held for the GM, 4 forum error, 7 login error, 8 cannot post
-here, 9 another run holds the lock, 10 posted but held for a moderator.
+here, 9 another run holds the lock, 10 held by the forum for a moderator (until it shows).
 
 `--cookie-from-env` is the setup step of an engine tally does not log in to (JV): it saves the
 bot's session cookie from TALLY_COOKIE into the game's cookie file and posts nothing.
