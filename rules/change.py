@@ -8,12 +8,12 @@ exactly one Verdict (C4).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tally.model import Action, NameMatch, Verdict
-from tally.rules.reading import Reading
+from tally.rules.reading import Context, Reading
 
 NO_ELIMINATION = "No elimination"  # how a no-elimination vote shows in a count (C3)
 
@@ -40,23 +40,55 @@ def target_of(action: Action) -> str | None:
     return NO_ELIMINATION if action.kind == "no_elimination" else action.target
 
 
+def apply(standing: dict[str, Standing], index: int, reading: Reading) -> Effect | None:
+    """One post's effect on the standing votes, which it changes in place; None: no effect (no
+    voter, or every action void)."""
+    live = [s.action for s in reading.steps if s.void is None]
+    voter = reading.voter
+    if voter is None or not live:
+        return None
+    effect = Effect(None)
+    for action in live:
+        target = target_of(action)
+        if action.kind == "unvote" or target is None:
+            effect = Effect(None, standing.pop(voter, None))
+        else:
+            standing[voter] = Standing(voter, target, index, action)
+            effect = Effect(standing[voter])
+    return effect
+
+
 def walk(readings: tuple[Reading, ...]) -> Iterator[tuple[int, Effect, dict[str, Standing]]]:
     """Each effective post in order, with its effect and the standing votes right after it."""
     standing: dict[str, Standing] = {}
     for index, reading in enumerate(readings):
-        live = [s.action for s in reading.steps if s.void is None]
-        voter = reading.voter
-        if voter is None or not live:
-            continue
-        effect = Effect(None)
-        for action in live:
-            target = target_of(action)
-            if action.kind == "unvote" or target is None:
-                effect = Effect(None, standing.pop(voter, None))
-            else:
-                standing[voter] = Standing(voter, target, index, action)
-                effect = Effect(standing[voter])
-        yield index, effect, dict(standing)
+        effect = apply(standing, index, reading)
+        if effect is not None:
+            yield index, effect, dict(standing)
+
+
+@dataclass(frozen=True, slots=True)
+class Tallying:
+    """What a fold over the readings carries from post to post (Preset.fold): the standing
+    votes, and whether the day has already ended (the hammer, C3)."""
+
+    standing: Mapping[str, Standing]
+    ended: bool = False
+
+    def counts(self) -> tuple[tuple[str, int], ...]:
+        """(target, votes) by target name: the standing count the chart draws."""
+        votes: dict[str, int] = {}
+        for vote in self.standing.values():
+            votes[vote.target] = votes.get(vote.target, 0) + 1
+        return tuple(sorted(votes.items()))
+
+
+def fold(state: Tallying, index: int, reading: Reading, ctx: Context) -> Tallying:
+    """K6/K7 one post at a time: the standing votes after `reading` (what `settle` ends with)."""
+    standing = dict(state.standing)
+    if apply(standing, index, reading) is None:
+        return state
+    return Tallying(standing)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tally.model import Finding, Outcome, Tally
+from tally.rules import change
 from tally.rules import validity as v
 from tally.rules.change import settle
 from tally.rules.outcome import Pile, draw, draw_seed, leaders, not_voting, piles, tally
@@ -95,4 +96,4 @@ def notes(o: KiraOptions) -> tuple[str, ...]:
 
 
 PRESET = Preset(name="kira", syntax=pack("en"), defaults=KiraOptions(), validity=validity,
-                decide=decide, notes=notes)
+                decide=decide, notes=notes, fold=change.fold)

@@ -6,11 +6,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tally.model import Finding, Outcome, Tally
 from tally.rules import validity as v
-from tally.rules.change import NO_ELIMINATION, Standing, settle, walk
+from tally.rules.change import NO_ELIMINATION, Effect, Standing, Tallying, apply, settle, walk
 from tally.rules.outcome import Pile, draw, draw_seed, leaders, not_voting, piles, tally
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage, void_steps
@@ -50,17 +51,34 @@ class Hammer:
 def find_hammer(readings: tuple[Reading, ...], ctx: Context) -> Hammer | None:
     """The first post whose vote gives its target a majority of the living at that moment."""
     for index, effect, standing in walk(readings):
-        at = readings[index].post.created_at
-        if effect.vote is None:  # a revoke never reaches a majority
-            continue
-        living = ctx.life.living(at)
-        target = effect.vote.target
-        if target != NO_ELIMINATION and target not in living:
-            continue
-        votes = sum(1 for s in standing.values() if s.target == target)
-        if votes >= majority_of(living):
+        if hammers(effect, standing, readings[index], ctx):
+            assert effect.vote is not None
             return Hammer(index, effect.vote)
     return None
+
+
+def hammers(effect: Effect, standing: Mapping[str, Standing], reading: Reading,
+            ctx: Context) -> bool:
+    """Whether this post's vote gives its target a majority of the living at its time (C3)."""
+    if effect.vote is None:  # a revoke never reaches a majority
+        return False
+    living = ctx.life.living(reading.post.created_at)
+    target = effect.vote.target
+    if target != NO_ELIMINATION and target not in living:
+        return False
+    votes = sum(1 for s in standing.values() if s.target == target)
+    return votes >= majority_of(living)
+
+
+def fold(state: Tallying, index: int, reading: Reading, ctx: Context) -> Tallying:
+    """The standing votes one post at a time, frozen at the hammer (C3: posts after it are void)."""
+    if state.ended:
+        return state
+    standing = dict(state.standing)
+    effect = apply(standing, index, reading)
+    if effect is None:
+        return state
+    return Tallying(standing, ended=hammers(effect, standing, reading, ctx))
 
 
 def after_hammer(readings: tuple[Reading, ...], hammer: Hammer) -> tuple[Reading, ...]:
@@ -144,4 +162,4 @@ def notes(o: MajorityOptions) -> tuple[str, ...]:
 
 
 PRESET = Preset(name="majority", syntax=pack("en", no_elimination=True),
-                defaults=MajorityOptions(), validity=validity, decide=decide, notes=notes)
+                defaults=MajorityOptions(), validity=validity, decide=decide, notes=notes, fold=fold)

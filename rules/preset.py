@@ -30,12 +30,15 @@ from typing import Any, Generic, TypeVar
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Day, Game, VoteSyntax
 from tally.model import Finding, Post, Tally, Thread
+from tally.rules.change import Tallying
 from tally.rules.reading import Context, Reading, Stage, as_at, readings_of
 
 Opts = TypeVar("Opts")
 
 # The stage a preset adds after the shared ones: (readings, ctx, options) -> Tally.
 Decide = Callable[[tuple[Reading, ...], Context, Any, tuple[Finding, ...]], Tally]
+# The standing votes after one more reading: (state, index of the reading, reading, ctx) -> state.
+Fold = Callable[[Tallying, int, Reading, Context], Tallying]
 # A flag stage over the day's readings and the game's other threads, in the day's window:
 # (readings, others, ctx, options) -> findings. The other threads are never judged as votes.
 Activity = Callable[[tuple[Reading, ...], tuple[Thread, ...], Context, Any], tuple[Finding, ...]]
@@ -55,6 +58,11 @@ class Preset(Generic[Opts]):
     # What each of the preset's events needs besides `at` and `kind` ("target", "day", ...).
     event_needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     activity: Activity | None = None  # reads the game's other threads too (R10)
+    # The count one post at a time, for the votes-over-time chart (tally.timeline): only for a
+    # preset whose validity stages judge each post on its own (rules.validity.Each), whose count
+    # is this fold over the readings, and which has no secret effects. None: the chart judges
+    # the window again at every moment.
+    fold: Fold | None = None
 
     @property
     def reads_other_threads(self) -> bool:

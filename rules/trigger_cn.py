@@ -33,6 +33,7 @@ from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
 from tally.model import Finding, Outcome, Post, Tally, Verdict
 from tally.names import normalise
+from tally.rules import change
 from tally.rules import validity as v
 from tally.rules.change import settle
 from tally.rules.outcome import Pile, leaders, not_voting, piles, tally
@@ -375,6 +376,7 @@ class TriggerPreset(Preset[TriggerOptions]):
 
 
 PRESET = TriggerPreset(name="trigger-cn", syntax=pack("zh"), defaults=TriggerOptions(),
-                       validity=validity, decide=decide, notes=notes, event_kinds=EVENT_KINDS)
+                       validity=validity, decide=decide, notes=notes, event_kinds=EVENT_KINDS,
+                       fold=change.fold)
 
 __all__ = ["PRESET", "announce_at", "judge_triggers", "trigger_line"]

@@ -18,20 +18,29 @@ from tally.rules.reading import Context, Reading, Stage, second_after, void_step
 Check = Callable[[Reading, Context], tuple[Reading, tuple[Finding, ...]]]
 
 
-def each(check: Check) -> Stage:
-    """A stage applying `check` to every reading that carries vote actions."""
+class Each:
+    """A stage applying a check to every reading that carries vote actions, each on its own: a
+    post's verdict here never depends on another post (what Preset.fold relies on)."""
 
-    def stage(readings: tuple[Reading, ...], ctx: Context) -> tuple[tuple[Reading, ...], tuple[Finding, ...]]:
+    __slots__ = ("check",)
+
+    def __init__(self, check: Check) -> None:
+        self.check = check
+
+    def __call__(self, readings: tuple[Reading, ...],
+                 ctx: Context) -> tuple[tuple[Reading, ...], tuple[Finding, ...]]:
         out: list[Reading] = []
         findings: list[Finding] = []
         for reading in readings:
             if reading.steps:
-                reading, found = check(reading, ctx)
+                reading, found = self.check(reading, ctx)
                 findings += found
             out.append(reading)
         return tuple(out), tuple(findings)
 
-    return stage
+
+def each(check: Check) -> Stage:
+    return Each(check)
 
 
 def late(rule: str, precision: str) -> Stage:

@@ -21,14 +21,20 @@ effects applied, E6, R4-R8), and is None when no moment has secret effects.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from tally import engine
 from tally.extract import Extractor
-from tally.game import Game
-from tally.model import Ballot, Count, Tally, Thread
+from tally.game import Day, Game
+from tally.model import Ballot, Count, Post, Tally, Thread
+from tally.rules.change import Tallying
+from tally.rules.preset import Preset
+from tally.rules.reading import Context, Reading, as_at, readings_of
+from tally.rules.validity import Each
 
 _AFTER_POSTS = 1 << 62
 
@@ -98,16 +104,107 @@ def votes_over_time(thread: Thread, game: Game, day: int, as_of: datetime | None
         if the_day.start <= event.at < point:
             moments.append((event.at, _AFTER_POSTS, None, last_position))
 
+    ordered = sorted(set(moments), key=lambda m: (m[0], m[1]))
     public: list[Step] = []
     gm: list[Step] = []
     secret = False
-    for moment, _, post_id, position in sorted(set(moments), key=lambda m: (m[0], m[1])):
-        secret |= _add(public, gm, moment, post_id, judge(moment, position))
+    folded = _Folded.of(preset, game, the_day, shown, ballots, thread.history)
+    if folded is not None:  # the preset's count one post at a time: one pass (issue 15)
+        for moment, _, post_id, position in ordered:
+            counts = folded.counts_at(moment, position)
+            if not public or public[-1].counts != counts:
+                public.append(Step(moment, post_id, counts))
+    else:  # the window judged again at every moment
+        for moment, _, post_id, position in ordered:
+            secret |= _add(public, gm, moment, post_id, judge(moment, position))
     final = judge(point, last_position)
     secret |= _add(public, gm, point, final.counted_up_to, final)
     return Timeline(day=day, start=the_day.start, deadline=the_day.deadline, as_of=point,
                     zone=game.timezone, public=tuple(public), gm=tuple(gm) if secret else None,
                     ended_at=final.ended_at)
+
+
+class _Folded:
+    """The standing count at each moment, from the preset's fold (Preset.fold) in one pass.
+
+    The count at a moment is the fold over the posts of the window then: a prefix of the day's
+    posts, since the moments come in time order and a post's place follows its time (checked;
+    otherwise `of` declines). Each post is read (C6 `as_at`, then the validity checks, each
+    judging a post on its own: rules.validity.Each) once, and read again only when the as-of
+    point passes one of the times its reading depends on: its edit's date, the fetch times of
+    its saved copies (C6). The fold's state after every post is kept, so a post read anew folds
+    again from just before it.
+    """
+
+    def __init__(self, preset: Preset[Any], game: Game, day: Day, posts: Sequence[Post],
+                 ballots: Mapping[str, Ballot], history: Mapping[str, tuple[Post, ...]]) -> None:
+        assert preset.fold is not None
+        self.fold = preset.fold
+        self.preset, self.game, self.day, self.history = preset, game, day, history
+        self.stages = preset.validity(preset.options(game))
+        self.notes = preset.notes(preset.options(game))
+        self.posts = posts
+        self.ballots = [ballots[p.id] for p in posts]
+        self.times = [p.created_at for p in posts]
+        self.positions = [p.position for p in posts]
+        self.readings: list[Reading | None] = [None] * len(posts)
+        self.states = [Tallying({})]  # states[i]: after the first i posts
+        self.changes: dict[datetime, list[int]] = {}  # as-of times a post's reading turns on
+        for index, post in enumerate(posts):
+            for at in _turning_points(post, history.get(post.id, ())):
+                self.changes.setdefault(at, []).append(index)
+        self.turns = sorted(self.changes)
+        self.passed = 0  # turning points at or before the last moment
+
+    @classmethod
+    def of(cls, preset: Preset[Any], game: Game, day: Day, posts: Sequence[Post],
+           ballots: Mapping[str, Ballot], history: Mapping[str, tuple[Post, ...]]) -> _Folded | None:
+        if preset.fold is None or not all(isinstance(s, Each)
+                                          for s in preset.validity(preset.options(game))):
+            return None
+        if any(a.created_at > b.created_at for a, b in zip(posts, posts[1:])):
+            return None  # a post placed before an earlier one: windows are not prefixes
+        return cls(preset, game, day, posts, ballots, history)
+
+    def counts_at(self, at: datetime, position: int | None) -> Standing:
+        """The standing count of the window at `at`, up to `position` (None: every post)."""
+        while self.passed < len(self.turns) and self.turns[self.passed] <= at:
+            for index in self.changes[self.turns[self.passed]]:  # read again from now on
+                self.readings[index] = None
+                del self.states[index + 1:]
+            self.passed += 1
+        size = bisect_right(self.times, at)
+        if position is not None:
+            size = min(size, bisect_right(self.positions, position))
+        if len(self.states) <= size:
+            ctx = Context(game=self.game, day=self.day, as_of=at, history=self.history,
+                          preset=self.preset.name, syntax=self.preset.syntax, notes=self.notes)
+        while len(self.states) <= size:
+            index = len(self.states) - 1
+            reading = self.readings[index]
+            if reading is None:
+                reading = self.readings[index] = self._read(index, ctx)
+            self.states.append(self.fold(self.states[-1], index, reading, ctx))
+        return self.states[size].counts()
+
+    def _read(self, index: int, ctx: Context) -> Reading:
+        readings, _ = as_at(readings_of((self.ballots[index],), self.game), ctx)
+        for stage in self.stages:
+            readings, _ = stage(readings, ctx)
+        return readings[0]
+
+
+def _turning_points(post: Post, versions: Sequence[Post]) -> set[datetime]:
+    """The as-of times at which a post's reading can change (rules.reading.as_at, edit checks):
+    its edit's date and, where copies were saved, their fetch and edit times and its own."""
+    out = {post.edit.edited_at} if post.edit and post.edit.edited_at else set()
+    if versions:
+        if post.fetched_at is not None:
+            out.add(post.fetched_at)
+        for version in versions:
+            out |= {t for t in (version.fetched_at,
+                                version.edit.edited_at if version.edit else None) if t}
+    return out
 
 
 def casts_a_vote(ballot: Ballot, extractor: Extractor, thread: Thread) -> bool:
