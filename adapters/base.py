@@ -31,6 +31,7 @@ class PageContext:
     language: str | None = None  # the board's language, when the game file states it
     per_page: int | None = None  # posts per page, when the game file states it
     floor_names: tuple[str, ...] = ()  # the board's own names of its first floors (Discuz)
+    strict: bool = False  # `--strict`: run every sampled self-check on every post (JV's canary)
 
 
 class Engine(ABC):

@@ -9,11 +9,14 @@ Three markups are read, most robust first:
 
 JV shows Paris wall time without any zone marker, with seconds ("02 juin 2026 à 22:25:06").
 
-Each HTML is read from the page's bytes when its markup is plain (adapters/jv_scan.py: messages,
-parts and pager found by search, or by a template of a message read before; only bodies parsed),
-from its tree otherwise (`JV._html_from_tree` below); tests/test_jv_fastpath.py holds the two
-readings to the same answers. This module is the engine, the payload reader and the tree reader,
-with the records both readings share (`Message`, `Markup`, `Html`).
+One reader per front-end: the payload is read from its JSON, each HTML through one parse of the
+page and compiled queries, its differences (class names, where the id is, the pager) as data
+(`Markup`: `MARKUP_2026`, `MARKUP_RESPEED`). Beside a payload the HTML is a canary (§3.3: the
+payload is trusted): which messages it shows, always, and what each shows (time, author) for
+the first and last message of the page, or for every message with `--strict`
+(`PageContext.strict`). What sits between the messages and is not one (ad slots, placeholders of
+deleted or hidden messages, login prompts) is skipped and named in `Page.notes`; a message that
+cannot be read stops the count (exit 4).
 
 Positions are per view: JV numbers nothing, so a post's position is its place in the page
 (`(page - 1) * 20 + index + 1`). Deleted messages vanish for normal users and the 20-message
@@ -28,7 +31,8 @@ import binascii
 import gzip
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar
@@ -319,10 +323,29 @@ def _payload_edit(item: dict[str, Any]) -> tuple[str, str | None]:
     return collapse(f"{lead} {editor or ''}"), editor
 
 
-def _from_payload(items: list[Any]) -> list[Message]:
-    items = [item for item in items if isinstance(item, dict) and item.get("id") is not None]
-    bodies = _fragments([str(item.get("renderedText") or "") for item in items])
-    return [_from_payload_item(item, body) for item, body in zip(items, bodies, strict=True)]
+def _from_payload(items: list[Any], where: str) -> tuple[list[Message], list[str]]:
+    """The payload's messages, and the notes on the items that are not messages (issue 13):
+    placeholders of deleted messages that name no author or time. Any other item that cannot
+    be read stops the count."""
+    kept: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise ForumError(f"{where}: a listMessage item is not an object: {item!r:.60}")
+        placeholder = not (item.get("publishedAuthorName") and item.get("publishedDate"))
+        if item.get("stateMessage") == "msg-deleted" and placeholder:
+            skipped.append(f"message {item.get('id')} skipped: a deleted message's placeholder "
+                           "(msg-deleted), no author or time in the payload")
+        elif item.get("id") is None:
+            raise ForumError(f"{where}: a listMessage item without an id "
+                             f"(by {item.get('publishedAuthorName')!r}): cannot tell which post")
+        elif item.get("isBlacklisted") and not item.get("renderedText"):
+            raise ForumError(f"{where}: post {item['id']}: hidden by the blacklist of the account "
+                             "that saved the page; save it logged out, or with the blacklist off")
+        else:
+            kept.append(item)
+    bodies = _fragments([str(item.get("renderedText") or "") for item in kept])
+    return [_from_payload_item(item, body) for item, body in zip(kept, bodies, strict=True)], skipped
 
 
 def _from_payload_item(item: dict[str, Any], fragment: HtmlElement) -> Message:
@@ -392,8 +415,7 @@ class Markup:
     deleted: frozenset[str]
     pager_marker: bytes
     pager: Callable[[HtmlElement], HtmlElement | None]
-    id_attribute: bytes  # the attribute `id_of` reads, for the bytes
-    id_value: Callable[[str], str]  # `id_of` from that attribute's value
+    blacklisted: str  # in the class of a message hidden by the reader's blacklist
     role_count: int = field(init=False)  # parts a message can have: the walk ends when all found
     # Class attribute -> the roles of its tokens, in order: a theme repeats the same few class
     # lists on every message, and a lookup costs less than splitting each again.
@@ -440,12 +462,9 @@ class Markup:
         return next((e for e in edit.iterdescendants() if class_set(e) & self.edit_link), None)
 
 
-def _id_2026(message_id: str) -> str:
-    return message_id.removeprefix("message-") if message_id.startswith("message-") else ""
-
-
 def _message_id_2026(element: HtmlElement) -> str:
-    return _id_2026(element.get("id", ""))
+    message_id = element.get("id", "")
+    return message_id.removeprefix("message-") if message_id.startswith("message-") else ""
 
 
 MARKUP_2026 = Markup(
@@ -463,8 +482,7 @@ MARKUP_2026 = Markup(
     # §3.3: .pagination__item--current, JvCare page links; the items' parent holds them all.
     pager_marker=b"pagination__item",
     pager=_first_pager_item,
-    id_attribute=b"id",
-    id_value=_id_2026,
+    blacklisted="blacklist",  # UNVERIFIED on the 2026 HTML (the payload says `isBlacklisted`)
 )
 MARKUP_RESPEED = Markup(
     name="respeed HTML",
@@ -479,8 +497,7 @@ MARKUP_RESPEED = Markup(
     deleted=frozenset(("msg-supprime",)),
     pager_marker=b"bloc-liste-num-page",  # §3.2, current page span.page-active
     pager=_first_respeed_pager,
-    id_attribute=b"data-id",
-    id_value=str,
+    blacklisted="msg-pseudo-blacklist",  # TopicLive skips div.bloc-message-forum.msg-pseudo-blacklist
 )
 MARKUPS = (MARKUP_2026, MARKUP_RESPEED)
 
@@ -497,15 +514,25 @@ def _text(element: HtmlElement | None) -> str:
     return collapse(_STRING(element))
 
 
-def _shown_time(div: HtmlElement, markup: Markup) -> tuple[str, str]:
-    """A message's id and shown time: all the HTML is checked for when the payload is read."""
-    return markup.id_of(div), _text(markup.find_parts(div, "date").get("date"))
+def _classes(element: HtmlElement) -> list[str]:
+    return (element.get("class") or "").split()
 
 
-def _from_html(div: HtmlElement, markup: Markup, where: str) -> Message:
+def _from_html(div: HtmlElement, markup: Markup, where: str) -> Message | str:
+    """A message of the HTML, or why it is a placeholder and not a message (issue 13): a
+    deleted message shown with neither author nor text. A message hidden by the saving
+    account's blacklist is a real message that cannot be read: it stops the count."""
     message_id = markup.id_of(div)
     parts = markup.find_parts(div)
-    text = parts.get("text")
+    text, author = parts.get("text"), _text(parts.get("author"))
+    classes = _classes(div)
+    deleted = not markup.deleted.isdisjoint(classes)
+    if deleted and (text is None or not author):
+        return (f"message {message_id} skipped: a deleted message's placeholder "
+                f"({' '.join(classes)}), no author or text shown")
+    if text is None and any(markup.blacklisted in c for c in classes):
+        raise ForumError(f"{where}: post {message_id}: hidden by the blacklist of the account "
+                         "that saved the page; save it logged out, or with the blacklist off")
     if text is None:
         raise ForumError(f"{where}: post {message_id}: no message text ({markup.name})")
     body = read_body(text)
@@ -519,31 +546,147 @@ def _from_html(div: HtmlElement, markup: Markup, where: str) -> Message:
         editor = _text(markup.editor_in(edit))
     return Message(
         id=message_id,
-        author=_text(parts.get("author")),
+        author=author,
         author_id=None,  # JV pages link profiles by pseudo only; the id is in the payload
         time_text=_text(date),
         body=body,
         edit_text=edit_text,
         editor=editor or None,
-        deleted=not markup.deleted.isdisjoint((div.get("class") or "").split()),
+        deleted=deleted,
         time_title=collapse(date.get("title", "")) if date is not None else "",
     )
 
 
 # ---------------------------------------------------------------------------------------------
-# What a page's HTML gives, read from its tree (`JV._html_from_tree`) or its bytes (jv_scan).
+# What sits beside the messages of a real page and is not one (issue 13): JV's ad slots
+# (`<ins data-ad-position="rectangle_mtf">` between messages on real 2026 guest pages,
+# fixtures/jv/real-2026), login prompts, placeholders. Skipped, and named in Page.notes.
+
+_SILENT = frozenset(("script", "style", "noscript", "template", "link", "meta", "br", "hr"))
+_AD_WORDS = ("dfp", "pub", "sponso", "advert", "ad-", "-ad", "ads")
+_LOGIN_WORDS = ("connect", "login", "sso", "inscri")
+
+
+def _is_anchor(element: HtmlElement) -> bool:
+    """span#post_{id}, the in-page anchor before each message (§3.2, §3.3)."""
+    return (element.get("id") or "").startswith("post_") and not len(element)
+
+
+def _what_block(element: HtmlElement, markup: Markup) -> str | None:
+    """Why a block beside the messages is not a message, as a note; None when it holds nothing
+    worth a note (an empty slot, a script)."""
+    tag = element.tag
+    if not isinstance(tag, str) or tag in _SILENT:
+        return None
+    names = (element.get("class") or "").lower()
+    if tag == "ins" or element.get("data-ad-position") is not None \
+            or any(word in names for word in _AD_WORDS):
+        return "ad slots between the messages skipped (<ins data-ad-position>, ads): not messages"
+    if markup.deleted & set(names.split()):
+        return f"a deleted message's placeholder ({names}) skipped: no message id"
+    if markup.blacklisted in names:
+        return f"a blacklisted author's placeholder ({names}) skipped: no message id"
+    text = collapse(_STRING(element))
+    if any(word in names for word in _LOGIN_WORDS) or "connecte" in text.lower():
+        return "a login prompt between the messages skipped: not a message"
+    if not text and not len(element):
+        return None
+    return f"a <{tag} class=\"{names}\"> block between the messages skipped: not a message"
 
 
 @dataclass(frozen=True, slots=True)
-class Html:
-    """What a page's HTML gives: its messages (when the page has no payload), each message's
-    shown time (when it has one: checked against it), the pager (when the payload has none) and
-    the title."""
+class HtmlMessages:
+    """A page's HTML messages, and what beside them was skipped (page notes)."""
 
-    messages: list[Message]
-    shown: dict[str, str]
-    pager: HtmlElement | None
-    title: str | None
+    markup: Markup | None
+    divs: list[HtmlElement]
+    skipped: list[str]
+
+
+def html_messages(root: HtmlElement, data: bytes, where: str, alone: bool) -> HtmlMessages:
+    """The message elements of the first markup the page uses; then each other block of the
+    lists holding them, once, for what it is. When the HTML is the page's only reading
+    (`alone`: no payload), a block with a message's parts but no id is a message that cannot
+    be read: it stops the count."""
+    for markup in MARKUPS:
+        if markup.marker not in data:
+            continue
+        divs = [div for div in markup.messages(root) if markup.is_message(div)]
+        if not divs:
+            continue
+        skipped: list[str] = []
+        known = set(divs)
+        for parent in _lists(divs):
+            for element in parent:
+                if element in known or _is_anchor(element):
+                    continue
+                note = _what_block(element, markup)
+                if note is None or note in skipped:
+                    continue
+                if alone and note.startswith("a <") and _unread_message(element, markup, known):
+                    raise ForumError(f"{where}: a message without an id ({element.tag} class "
+                                     f"{element.get('class')!r}): cannot tell which post it is")
+                skipped.append(note)
+        return HtmlMessages(markup, divs, skipped)
+    return HtmlMessages(None, [], [])
+
+
+def _lists(divs: list[HtmlElement]) -> list[HtmlElement]:
+    """The elements that list the messages: the parents of two messages or more (a message
+    out of its list is checked against the payload, its chrome is no list), or of the only one."""
+    held = Counter(div.getparent() for div in divs)
+    lists = [parent for parent, count in held.items() if count > 1]
+    return lists or list(held)
+
+
+def _unread_message(element: HtmlElement, markup: Markup, known: set[HtmlElement]) -> bool:
+    """Whether a block holds a message's date or text but none of the messages read."""
+    if not (markup.find_parts(element, "date") or markup.find_parts(element, "text")):
+        return False
+    return not any(div in known for div in markup.messages(element))
+
+
+# ---------------------------------------------------------------------------------------------
+# The canary (§3.3, issue 15): beside a payload, the HTML says the same.
+
+
+@dataclass(frozen=True, slots=True)
+class CrossCheck:
+    page: list[str]  # page notes: messages only one of them shows
+    posts: dict[str, list[str]]  # post id -> what the HTML shows otherwise
+
+
+def cross_check(messages: list[Message], html: HtmlMessages, strict: bool) -> CrossCheck:
+    """Which messages each shows, always (ids are attributes: cheap); what the HTML shows of a
+    message (time, author) for the first and last of the page, or for each with `strict`."""
+    if html.markup is None:
+        return CrossCheck([], {})
+    markup = html.markup
+    shown = {markup.id_of(div): div for div in html.divs}
+    page: list[str] = []
+    ids = [m.id for m in messages]
+    if set(ids) != set(shown):
+        only_payload = [i for i in ids if i not in shown]
+        only_html = [i for i in shown if i not in set(ids)]
+        page.append(f"payload and HTML disagree on the posts (payload only: "
+                    f"{', '.join(only_payload) or 'none'}; HTML only: "
+                    f"{', '.join(only_html) or 'none'}); the payload is trusted")
+    both = [m for m in messages if m.id in shown]
+    posts: dict[str, list[str]] = {}
+    for message in both if strict else both[:1] + both[-1:]:
+        parts = markup.find_parts(shown[message.id])
+        notes = []
+        time_text = _text(parts.get("date"))
+        if time_text and time_text != message.time_text:
+            notes.append(f"the page shows {time_text!r} where the payload says "
+                         f"{message.time_text!r}; the payload is used")
+        author = _text(parts.get("author"))
+        if author and author != message.author:
+            notes.append(f"the page shows the author {author!r} where the payload says "
+                         f"{message.author!r}; the payload is used")
+        if notes:
+            posts[message.id] = notes
+    return CrossCheck(page, posts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -635,6 +778,18 @@ _CURRENT_CLASSES = frozenset(("page-active", "pagination__item--current"))
 _XML_SPACES = re.compile(r"[ \t\n\r]+")  # what XPath's normalize-space() collapses
 _PAGE_IN_URL = re.compile(r"/forums/(?:1|42)-\d+-\d+-(\d+)-")
 _DIGITS = re.compile(r"^\d+$")
+
+# Where a page names its topic (issue 16): /forums/{mode}-{forum}-{topic}-{page}-… (§3.1) in its
+# head's links, or `code={forum}|{topic}` in the app links of real 2026 pages.
+_TOPIC_IN_URL = re.compile(r"/forums/(?:1|42)-\d+-(\d+)-\d+-")
+_APP_TOPIC = re.compile(r"/open/topic\?code=\d+(?:%7C|\|)(\d+)$", re.IGNORECASE)
+_HEAD_LINKS = etree.XPath("head/link[@rel='canonical' or @rel='alternate']/@href"
+                          " | head/meta[@property='og:url']/@content", smart_strings=False)
+# Pager and breadcrumb links (guests get JvCare spans), in document order.
+_TOPIC_LINKS = etree.XPath(
+    "descendant::*[contains(@class, 'pagination') or contains(@class, 'breadcrumb') or "
+    "contains(@class, 'bloc-liste-num-page') or contains(@class, 'lien-jv')]"
+    "[@href or contains(@class, 'JvCare')]")
 
 
 def _pager_view(payload: Payload | None) -> dict[str, Any]:
@@ -733,57 +888,42 @@ class JV(Engine):
     # -- pages ---------------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        return self._page(data, ctx, from_bytes=True)
-
-    def tree_page(self, data: bytes, ctx: PageContext) -> Page:
-        """parse_page() with the HTML read from the page's tree, whatever its markup: what the
-        byte scan must give whenever it answers (tests/test_jv_fastpath.py)."""
-        return self._page(data, ctx, from_bytes=False)
-
-    def _page(self, data: bytes, ctx: PageContext, from_bytes: bool) -> Page:
-        # The byte scan imports this module's records: imported here, no import cycle.
-        from tally.adapters.jv_scan import html_from_bytes
-
         self._refuse_non_topics(data, ctx)
+        where = f"{self.label}: {ctx.url}"
         payload, payload_problem = read_payload(data)
-        pager_view = _pager_view(payload)
-        messages = _from_payload(payload.data["listMessage"]) if payload is not None else []
-        # The HTML gives the messages when there is no payload, else it is checked against it;
-        # the pager when the payload has none, and the title: from the bytes when its markup is
-        # plain, from the tree otherwise.
-        html = ((html_from_bytes(data, payload, pager_view) if from_bytes else None)
-                or self._html_from_tree(data, payload, pager_view, ctx))
-        number = self._number(pager_view, html.pager, ctx)
-        reading = _Reading(ctx, self.label, number, ctx.per_page or self.default_per_page,
-                           times.local_now(ctx.fetched_at, ctx.zone), self._site(ctx.url))
+        root = _parse(data)
+        html = html_messages(root, data, where, alone=payload is None)
+        if payload is None and not html.divs:
+            raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
         notes = [payload_problem] if payload_problem else []
+        shown: dict[str, list[str]] = {}
         if payload is not None:
-            notes += self._compare(messages, html.shown)
+            messages, skipped = _from_payload(payload.data["listMessage"], where)
+            check = cross_check(messages, html, ctx.strict)
+            notes += skipped + check.page
+            shown = check.posts
         else:
-            messages = html.messages
+            messages = []
+            for div in html.divs:
+                read = _from_html(div, html.markup, where)  # type: ignore[arg-type]
+                if isinstance(read, str):
+                    notes.append(read)
+                else:
+                    messages.append(read)
+        notes += html.skipped
         if not messages:
             raise self.not_a_thread(ctx, "the topic's message list is empty")
-        posts = tuple(self._post(m, index, reading, html.shown.get(m.id, ""))
+        pager_view = _pager_view(payload)
+        pager = None if pager_view else _pager(root, data)
+        number = self._number(pager_view, pager, ctx)
+        reading = _Reading(ctx, self.label, number, ctx.per_page or self.default_per_page,
+                           times.local_now(ctx.fetched_at, ctx.zone), self._site(ctx.url))
+        posts = tuple(self._post(m, index, reading, shown.get(m.id, ()))
                       for index, m in enumerate(messages))
-        count, next_url = self._paging(pager_view, html.pager, reading)
+        count, next_url = self._paging(pager_view, pager, reading)
         return Page(url=ctx.url, number=number, count=count, posts=posts,
-                    thread_id=self._thread_id(payload, ctx.url), title=html.title,
+                    thread_id=self._thread_id(payload, root), title=self._title(root),
                     next_url=next_url, notes=tuple(notes))
-
-    def _html_from_tree(self, data: bytes, payload: Payload | None, pager_view: dict[str, Any],
-                        ctx: PageContext) -> Html:
-        """`Html` from the page's tree: any markup, and the reasons a page is not a topic."""
-        root = _parse(data)
-        markup, divs = self._html_messages(root, data)
-        if payload is None and not divs:
-            raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
-        messages: list[Message] = []
-        shown: dict[str, str] = {}  # id -> time as the HTML shows it, beside the payload
-        if markup and payload is None:
-            messages = [_from_html(div, markup, f"{self.label}: {ctx.url}") for div in divs]
-        elif markup:
-            shown = dict(_shown_time(div, markup) for div in divs)
-        return Html(messages, shown, None if pager_view else _pager(root, data), self._title(root))
 
     def _refuse_non_topics(self, data: bytes, ctx: PageContext) -> None:
         """Challenge and redirect pages are small and complete: name them before truncation."""
@@ -797,16 +937,6 @@ class JV(Engine):
             raise TruncatedPage(f"{self.label}: {ctx.url}: truncated page "
                                 "(the document ends before </html>)")
 
-    @staticmethod
-    def _html_messages(root: HtmlElement, data: bytes) -> tuple[Markup | None, list[HtmlElement]]:
-        for markup in MARKUPS:
-            if markup.marker not in data:
-                continue
-            found = [div for div in markup.messages(root) if markup.is_message(div)]
-            if found:
-                return markup, found
-        return None, []
-
     def _why_not_a_thread(self, root: HtmlElement, data: bytes) -> str:
         if _CLOUDFLARE_SCRIPT.search(data):
             return _CHALLENGE
@@ -815,30 +945,15 @@ class JV(Engine):
             return f"no message in the page, titled {title!r}" if title else "no message in the page"
         return "no JV message markup; the page looks like another forum's"
 
-    @staticmethod
-    def _compare(payload: list[Message], html: dict[str, str]) -> list[str]:
-        """When payload and HTML disagree on the posts, the payload is trusted (§3.3)."""
-        if not html:
-            return []
-        payload_ids = {m.id for m in payload}
-        if payload_ids == set(html):
-            return []
-        only_payload = [m.id for m in payload if m.id not in html]
-        only_html = [i for i in html if i not in payload_ids]
-        return [(f"payload and HTML disagree on the posts (payload only: "
-                 f"{', '.join(only_payload) or 'none'}; HTML only: "
-                 f"{', '.join(only_html) or 'none'}); the payload is trusted")]
-
     # -- one post ------------------------------------------------------------------------------
 
-    def _post(self, message: Message, index: int, reading: _Reading, shown: str) -> Post:
+    def _post(self, message: Message, index: int, reading: _Reading,
+              shown: Iterable[str]) -> Post:
         notes: list[str] = []
         if not message.author:
             raise ForumError(f"{reading.where}: post {message.id}: no author")
         created_at = self._time(message, reading, notes)
-        if shown and shown != message.time_text:
-            notes.append(f"the page shows {shown!r} where the payload says "
-                         f"{message.time_text!r}; the payload is used")
+        notes += shown  # what the HTML shows otherwise (the canary)
         return Post(
             id=message.id,
             position=(reading.number - 1) * reading.per_page + index + 1,
@@ -931,11 +1046,23 @@ class JV(Engine):
             return count, None
         return count, self.page_url(reading.ctx.url, reading.number + 1)
 
-    def _thread_id(self, payload: Payload | None, url: str) -> str | None:
-        if payload is not None and payload.data.get("topicId") is not None:
+    @staticmethod
+    def _thread_id(payload: Payload | None, root: HtmlElement) -> str | None:
+        """The topic the page itself names (issue 16), never the URL it was asked at: the
+        payload's `topicId`, else the topic links of the page's head (canonical, the mobile
+        alternate, og:url, the app links' `code={forum}|{topic}`), else its pager's or
+        breadcrumb's links (JvCare ones decoded). None when the page names no topic."""
+        if payload is not None and str(payload.data.get("topicId") or "").isdigit():
             return str(payload.data["topicId"])
-        found = _topic(url)
-        return found.group(3) if found else None
+        for target in _HEAD_LINKS(root):
+            found = _TOPIC_IN_URL.search(target) or _APP_TOPIC.search(target)
+            if found:
+                return found.group(1)
+        for element in _TOPIC_LINKS(root):
+            found = _TOPIC_IN_URL.search(link_of(element) or "")
+            if found:
+                return found.group(1)
+        return None
 
     @staticmethod
     def _title(root: HtmlElement) -> str | None:

@@ -6,6 +6,7 @@ import base64
 import gzip
 import json
 import re
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -142,13 +143,56 @@ def test_a_member_quoting_the_payload_name_does_not_hide_the_payload(quoted: byt
     assert page.notes == ENGINE.parse_page(kira_page(), ctx()).notes
 
 
-def test_html_time_that_disagrees_with_the_payload_is_noted() -> None:
-    data = kira_page().replace(b'messageUser__date">02 juin 2026 \xc3\xa0 05:14:33',
-                               b'messageUser__date">02 juin 2026 \xc3\xa0 05:15:33', 1)
-    post = ENGINE.parse_page(data, ctx()).posts[1]
+def shifted(data: bytes, shown: bytes, new: bytes = b"05:15:33") -> bytes:
+    """The page with one message's shown time ("02 juin 2026 à {shown}") changed in the HTML."""
+    old = b'messageUser__date">02 juin 2026 \xc3\xa0 ' + shown
+    assert data.count(old) == 1
+    return data.replace(old, b'messageUser__date">02 juin 2026 \xc3\xa0 ' + new)
+
+
+def time_notes(page) -> dict[str, tuple[str, ...]]:
+    return {post.id: post.notes for post in page.posts if post.notes}
+
+
+# The canary (issue 15): the first and last messages shown in both are checked on every run,
+# every message with --strict (PageContext.strict).
+@pytest.mark.parametrize(("shown", "index"), [(b"05:00:12", 0), (b"22:33:16", 18)])
+def test_a_first_or_last_message_shown_otherwise_is_always_noted(shown: bytes, index: int) -> None:
+    page = ENGINE.parse_page(shifted(kira_page(), shown), ctx())
+    post = [p for p in page.posts if p.id != "1312400590"][index]  # 0590: in the payload only
+    assert time_notes(page) == {post.id: (
+        f"the page shows '02 juin 2026 à 05:15:33' where the payload says "
+        f"'02 juin 2026 à {shown.decode()}'; the payload is used",)}
+    assert post.time_text == f"02 juin 2026 à {shown.decode()}"  # the payload is trusted
+
+
+def test_a_middle_message_shown_otherwise_is_noted_only_under_strict() -> None:
+    data = shifted(kira_page(), b"05:14:33")
+    assert time_notes(ENGINE.parse_page(data, ctx())) == {}
+    page = ENGINE.parse_page(data, replace(ctx(), strict=True))
+    post = page.posts[1]
     assert post.created_at == times.parse_iso("2026-06-02T03:14:33Z")
-    assert post.notes == (("the page shows '02 juin 2026 à 05:15:33' where the payload says "
-                          "'02 juin 2026 à 05:14:33'; the payload is used"),)
+    assert time_notes(page) == {post.id: (
+        "the page shows '02 juin 2026 à 05:15:33' where the payload says "
+        "'02 juin 2026 à 05:14:33'; the payload is used",)}
+
+
+def test_an_author_shown_otherwise_is_noted() -> None:
+    first = ENGINE.parse_page(kira_page(2), ctx(TOPIC.format(2))).posts[0]
+    name = f'messageUser__label">{first.author}<'.encode()
+    data = kira_page(2).replace(name, name.replace(first.author.encode(), b"Imposteur"), 1)
+    assert data != kira_page(2)
+    page = ENGINE.parse_page(data, ctx(TOPIC.format(2)))
+    assert page.posts[0].author == first.author
+    assert page.posts[0].notes == (f"the page shows the author 'Imposteur' where the payload "
+                                   f"says {first.author!r}; the payload is used",)
+
+
+def test_strict_changes_nothing_on_pages_that_agree() -> None:
+    for number in (1, 2):
+        url = TOPIC.format(number)
+        assert ENGINE.parse_page(kira_page(number), replace(ctx(url), strict=True)) == \
+            ENGINE.parse_page(kira_page(number), ctx(url))
 
 
 def test_an_empty_message_list_is_not_a_thread() -> None:
@@ -175,28 +219,23 @@ def payload_page(items: list[dict], data: bytes | None = None) -> bytes:
     return with_payload(data or kira_page(2), base64.b64encode(gzip.compress(json.dumps(raw).encode())))
 
 
-# The HTML beside a payload is read from the raw page when its markup is plain, from the tree
-# otherwise: both must say the same (which posts, which times, the title).
 @pytest.mark.parametrize("number", [1, 2])
-def test_payload_page_reads_the_same_whichever_way_its_html_is_read(number: int) -> None:
+def test_a_comment_in_the_chrome_changes_nothing(number: int) -> None:
     data = kira_page(number)
-    # A comment before the title (the tree drops it) makes the raw reading step aside.
-    via_tree = data.replace(b"<title>", b"<!-- ad slot --><title>", 1)
-    assert via_tree != data
-    plain = ENGINE.parse_page(data, ctx(TOPIC.format(number)))
-    tree = ENGINE.parse_page(via_tree, ctx(TOPIC.format(number)))
-    assert plain == tree
-    assert plain.title == "Kira - Partie 12 - Jour 3 (votes)"
+    commented = data.replace(b"<title>", b"<!-- ad slot --><title>", 1)
+    assert commented != data
+    assert ENGINE.parse_page(commented, ctx(TOPIC.format(number))) == \
+        ENGINE.parse_page(data, ctx(TOPIC.format(number)))
 
 
 def test_an_html_time_written_with_markup_or_entities_is_still_compared() -> None:
-    shown = b'messageUser__date">02 juin 2026 \xc3\xa0 05:14:33'
+    shown = b'messageUser__date">02 juin 2026 \xc3\xa0 05:00:12'
     bold = kira_page().replace(shown, b'messageUser__date"><b>02 juin 2026 \xc3\xa0 05:15:33</b>', 1)
-    assert ENGINE.parse_page(bold, ctx()).posts[1].notes == (
+    assert ENGINE.parse_page(bold, ctx()).posts[0].notes == (
         ("the page shows '02 juin 2026 à 05:15:33' where the payload says "
-         "'02 juin 2026 à 05:14:33'; the payload is used"),)
-    entity = kira_page().replace(shown, b'messageUser__date">02 juin 2026 &agrave; 05:14:33', 1)
-    assert ENGINE.parse_page(entity, ctx()).posts[1].notes == ()  # the same text, as shown
+         "'02 juin 2026 à 05:00:12'; the payload is used"),)
+    entity = kira_page().replace(shown, b'messageUser__date">02 juin 2026 &agrave; 05:00:12', 1)
+    assert ENGINE.parse_page(entity, ctx()).posts[0].notes == ()  # the same text, as shown
 
 
 def test_a_date_outside_its_message_is_not_the_message_s_date() -> None:
