@@ -169,7 +169,10 @@ def link_of(element: HtmlElement) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Message bodies: quotes, spoilers, code, signature, edit notice (FORUMS.md §3.2, §3.3).
 
-_QUOTE_HEAD = re.compile(r"^Le\s+(.+?\d{1,2}[:h]\d{2}(?::\d{2})?)\s+(.+?)\s+a\s+écrit\s*:?\s*$")
+# "Le 02 juin 2026 à 22:20:01 Pseudo a écrit :", or on real 2026 pages often without the author:
+# "Le 22 juillet 2026 à 11:36:56 :" (fixtures/jv/real-2026).
+_QUOTE_HEAD = re.compile(
+    r"^Le\s+(.+?\d{1,2}[:h]\d{2}(?::\d{2})?)(?:\s+(.+?)\s+a\s+écrit)?\s*:?\s*$")
 _SPOILER = frozenset(("bloc-spoil-jv", "message__spoil"))
 _SPOILER_CONTENT = etree.XPath(
     f"descendant::*[{has_class_xpath('contenu-spoil')} or {has_class_xpath('message__spoilContent')}]")
@@ -226,7 +229,7 @@ def _read_quote(element: HtmlElement) -> Quote:
     text = block_text(element)
     head, _, rest = text.partition("\n")
     found = _QUOTE_HEAD.match(head)
-    return Quote(text=rest, author=found.group(2)) if found else Quote(text=text)
+    return Quote(text=rest, author=found.group(2)) if found and full_date(head) else Quote(text=text)
 
 
 def read_body(message: HtmlElement) -> Body:
@@ -785,11 +788,11 @@ _TOPIC_IN_URL = re.compile(r"/forums/(?:1|42)-\d+-(\d+)-\d+-")
 _APP_TOPIC = re.compile(r"/open/topic\?code=\d+(?:%7C|\|)(\d+)$", re.IGNORECASE)
 _HEAD_LINKS = etree.XPath("head/link[@rel='canonical' or @rel='alternate']/@href"
                           " | head/meta[@property='og:url']/@content", smart_strings=False)
-# Pager and breadcrumb links (guests get JvCare spans), in document order.
+# Pager and breadcrumb links (guests get JvCare spans), in document order; never a member's link
+# in a message, which may name another topic.
 _TOPIC_LINKS = etree.XPath(
-    "descendant::*[contains(@class, 'pagination') or contains(@class, 'breadcrumb') or "
-    "contains(@class, 'bloc-liste-num-page') or contains(@class, 'lien-jv')]"
-    "[@href or contains(@class, 'JvCare')]")
+    "descendant::*[contains(@class, 'bloc-pagi-default') or contains(@class, 'pagination') or "
+    "contains(@class, 'breadcrumb')]/descendant-or-self::*[@href or contains(@class, 'JvCare')]")
 
 
 def _pager_view(payload: Payload | None) -> dict[str, Any]:

@@ -61,7 +61,8 @@ def post_summary(data: bytes) -> list[tuple]:
 
 
 def test_there_are_cases() -> None:
-    assert {p.name for p in CASES} >= {"kira-2026", "legacy", "html2026-nopayload"}
+    assert {p.name for p in CASES} >= {"kira-2026", "legacy", "html2026-nopayload", "real-2026",
+                                       "real-2026-html"}
 
 
 @pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
@@ -73,14 +74,24 @@ def test_case_pages(case_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
-def test_next_url_leads_to_the_next_saved_page(case_dir: Path) -> None:
+def test_next_url_leads_to_the_next_page(case_dir: Path) -> None:
     case = casefiles.load_case(case_dir)
-    pages = [ENGINE.parse_page(saved.data, saved.ctx) for saved in case.pages]
-    for page, following in zip(pages, case.pages[1:]):
-        assert page.next_url == following.ctx.url
-    assert pages[-1].next_url is None
+    for saved in case.pages:
+        page = ENGINE.parse_page(saved.data, saved.ctx)
+        following = None if page.number == page.count else ENGINE.page_url(saved.ctx.url, page.number + 1)
+        assert page.next_url == following, saved.file
+
+
+@pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
+def test_thread_id_is_the_topic_the_page_names(case_dir: Path) -> None:
+    """Issue 16: read from the page (payload topicId, head links, pager links), not from the
+    URL it was asked at: a page saved under another topic's URL still names its own topic."""
+    case = casefiles.load_case(case_dir)
     topic_id = ENGINE.thread_key(case.pages[0].ctx.url).split("-")[2]
-    assert {page.thread_id for page in pages} == {topic_id}
+    elsewhere = "https://www.jeuxvideo.com/forums/42-51-11111111-1-0-1-0-autre-topic.htm"
+    for saved in case.pages:
+        assert ENGINE.parse_page(saved.data, saved.ctx).thread_id == topic_id
+        assert ENGINE.parse_page(saved.data, replace(saved.ctx, url=elsewhere)).thread_id == topic_id
 
 
 def test_titles() -> None:
@@ -507,3 +518,164 @@ def test_a_member_quoting_a_challenge_page_is_not_a_challenge(quoted: bytes) -> 
     assert data != legacy.data
     assert len(ENGINE.parse_page(data, legacy.ctx).posts) == len(
         ENGINE.parse_page(legacy.data, legacy.ctx).posts)
+
+
+# ---------------------------------------------------------------------------------------------
+# What is not a message on real guest pages (issue 13): skipped, named in Page.notes; a real
+# message that cannot be read stops the count (ForumError: exit 4).
+
+REAL = JV_DIR / "real-2026"
+REAL_URL = "https://www.jeuxvideo.com/forums/42-3016891-77054608-{}-0-1-0-blabla-le-cadeau-de-l-ange.htm"
+REAL_FETCHED = times.parse_iso("2026-07-27T13:11:26Z")
+AD_SLOTS = "ad slots between the messages skipped (<ins data-ad-position>, ads): not messages"
+
+
+def real_page(number: int = 1200, payload: bool = True) -> bytes:
+    folder = REAL if payload else JV_DIR / "real-2026-html"
+    return (folder / f"page-{number}.html").read_bytes()
+
+
+def real_ctx(number: int = 1200) -> PageContext:
+    return PageContext(url=REAL_URL.format(number), fetched_at=REAL_FETCHED, zone="Europe/Paris")
+
+
+def legacy_page() -> tuple[bytes, PageContext]:
+    saved = casefiles.load_case(JV_DIR / "legacy").pages[0]
+    return saved.data, saved.ctx
+
+
+@pytest.mark.parametrize("payload", [True, False])
+@pytest.mark.parametrize("number", [1, 1200])
+def test_real_pages_skip_their_ad_slots_and_say_so(number: int, payload: bool) -> None:
+    if not payload and number == 1:
+        pytest.skip("only page 1200 is kept without its payload")
+    data = real_page(number, payload)
+    messages = etree.fromstring(data, etree.HTMLParser()).xpath("//*[@id='listMessages']")[0]
+    assert [e.get("data-ad-position") for e in messages if e.tag == "ins"] == [
+        "rectangle_atf", "rectangle_mtf", "rectangle_btf"]
+    page = ENGINE.parse_page(data, real_ctx(number))
+    assert page.notes == (AD_SLOTS,)
+    assert len(page.posts) == 20
+
+
+def test_a_deleted_message_placeholder_in_the_payload_is_skipped_with_a_note() -> None:
+    raw = payload_json(real_page())
+    placeholder = {"id": 1319516100, "stateMessage": "msg-deleted", "publishedAuthorName": "",
+                   "publishedDate": "", "renderedText": "", "text": ""}
+    raw["listMessage"].insert(1, placeholder)
+    data = with_payload(real_page(), base64.b64encode(gzip.compress(json.dumps(raw).encode())))
+    page = ENGINE.parse_page(data, real_ctx())
+    assert [p.id for p in page.posts] == [p.id for p in ENGINE.parse_page(real_page(), real_ctx()).posts]
+    assert page.notes == ("message 1319516100 skipped: a deleted message's placeholder "
+                          "(msg-deleted), no author or time in the payload", AD_SLOTS)
+
+
+def test_a_deleted_message_with_its_author_and_time_is_kept_as_deleted() -> None:
+    """Not a placeholder: the rules judge a deleted vote (kira-2026's 1312400590)."""
+    posts = {p.id: p for p in ENGINE.parse_page(kira_page(), ctx()).posts}
+    assert posts["1312400590"].deleted and posts["1312400590"].author == "Matsuda"
+
+
+def test_a_deleted_message_placeholder_in_the_html_is_skipped_with_a_note() -> None:
+    anchor = b'<span id="post_1319516104" class="messageUser__anchor"></span>'
+    placeholder = (b'<span id="post_1319516100" class="messageUser__anchor"></span>'
+                   b'<div class="messageUser msg-deleted" id="message-1319516100">'
+                   b'<div class="messageUser__card">Message supprim\xc3\xa9</div></div>')
+    data = real_page(payload=False).replace(anchor, placeholder + anchor, 1)
+    assert data != real_page(payload=False)
+    page = ENGINE.parse_page(data, real_ctx())
+    assert "1319516100" not in [p.id for p in page.posts] and len(page.posts) == 20
+    assert page.notes == ("message 1319516100 skipped: a deleted message's placeholder "
+                          "(messageUser msg-deleted), no author or text shown", AD_SLOTS)
+
+
+def test_a_login_prompt_and_an_unknown_block_between_messages_are_named() -> None:
+    anchor = b'<span id="post_1319516104" class="messageUser__anchor"></span>'
+    blocks = (b'<div class="bloc-connexion"><a href="/login">Connectez-vous</a> pour r\xc3\xa9pondre'
+              b'</div><div class="promo-widget"><p>Nouveau : les forums en direct</p></div>')
+    data = real_page(payload=False).replace(anchor, blocks + anchor, 1)
+    page = ENGINE.parse_page(data, real_ctx())
+    assert len(page.posts) == 20
+    assert page.notes == ("a login prompt between the messages skipped: not a message",
+                          'a <div class="promo-widget"> block between the messages skipped: '
+                          "not a message", AD_SLOTS)
+
+
+def test_a_message_without_its_id_stops_the_count_rather_than_vanish() -> None:
+    """Never silently drop a real message: a message block the reader cannot identify (here a
+    legacy message whose data-id was lost) is a ForumError (exit 4), naming the block."""
+    data, page_ctx = legacy_page()
+    broken = re.sub(rb'(<div class="bloc-message-forum[^"]*") data-id="780100032"', rb"\1", data)
+    assert broken != data
+    with pytest.raises(ForumError) as caught:
+        ENGINE.parse_page(broken, page_ctx)
+    assert str(caught.value) == (f"jeuxvideo.com: {page_ctx.url}: a message without an id (div class "
+                                 "'bloc-message-forum '): cannot tell which post it is")
+    assert caught.value.exit_code == 4
+
+
+def test_a_message_hidden_by_the_saving_account_s_blacklist_stops_the_count() -> None:
+    data, page_ctx = legacy_page()
+    start = data.index(b'data-id="780100032"')
+    cut = re.compile(rb'<div class="txt-msg[^"]*">.*?</div>', re.DOTALL)
+    # the message's class gets the blacklist mark, and its text is gone (JV shows a notice)
+    head = data[:start]
+    at = head.rindex(b'class="bloc-message-forum ')
+    head = head[:at] + b'class="bloc-message-forum msg-pseudo-blacklist ' + head[at + 26:]
+    tail = cut.sub(b"<p>Vous avez ignor\xc3\xa9 ce pseudo.</p>", data[start:], count=1)
+    with pytest.raises(ForumError) as caught:
+        ENGINE.parse_page(head + tail, page_ctx)
+    assert str(caught.value) == (f"jeuxvideo.com: {page_ctx.url}: post 780100032: hidden by the "
+                                 "blacklist of the account that saved the page; save it logged "
+                                 "out, or with the blacklist off")
+
+
+def test_a_payload_message_hidden_by_the_blacklist_stops_the_count() -> None:
+    raw = payload_json(real_page())
+    raw["listMessage"][3].update(isBlacklisted=True, renderedText="")
+    data = with_payload(real_page(), base64.b64encode(gzip.compress(json.dumps(raw).encode())))
+    with pytest.raises(ForumError, match=r": post 1319516536: hidden by the blacklist of the "
+                                         r"account that saved the page"):
+        ENGINE.parse_page(data, real_ctx())
+
+
+def test_thread_id_from_the_pager_when_the_head_names_no_topic_and_none_without() -> None:
+    data = re.sub(rb'<link rel="alternate"[^>]*>', b"", real_page(payload=False))
+    assert b'rel="alternate"' not in data
+    assert ENGINE.parse_page(data, real_ctx()).thread_id == "77054608"  # JvCare pager links
+    legacy, page_ctx = legacy_page()
+    bare = re.sub(rb'<link rel="canonical"[^>]*>', b"", legacy)
+    bare = re.sub(rb'<a href="[^"]*39871234[^"]*"[^>]*>', b"<a>", bare)
+    assert b"39871234" not in bare  # the page names its topic nowhere now
+    assert ENGINE.parse_page(bare, page_ctx).thread_id is None
+
+
+def test_the_skipped_ad_slots_reach_the_gm_report(tmp_path: Path) -> None:
+    """End to end (issue 13): `tally count --from` a real page; the GM report's "Reading the
+    thread" says what was skipped."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    game = tmp_path / "game.toml"
+    game.write_text(f"""title = "Kira"
+preset = "kira"
+timezone = "Europe/Paris"
+[thread]
+url = "{REAL_URL.format(1200)}"
+engine = "jv"
+[[players]]
+name = "Raiko_"
+[[days]]
+number = 1
+start = "2026-07-22 11:00:00"
+deadline = "2026-07-22 13:00:00"
+""", encoding="utf-8")
+    saved = tmp_path / "pages"
+    saved.mkdir()
+    (saved / "page-1200.html").write_bytes(real_page())
+    result = CliRunner().invoke(app, ["count", str(game), "--from", str(saved), "--fetched-at",
+                                      "2026-07-27T13:11:26Z", "--format", "text"])
+    assert result.exit_code == 0, result.output
+    reading = result.output.split("Reading the thread:\n", 1)[1]
+    assert reading.splitlines()[0] == f"  - {AD_SLOTS}"
