@@ -55,43 +55,39 @@ def _paths(*xpaths: str) -> tuple[etree.XPath, ...]:
 @dataclass(frozen=True, slots=True)
 class Theme:
     name: str
-    skeleton: re.Pattern[bytes]  # what the stock overall_header prints (§1.1)
+    skeleton: tuple[tuple[str, str], ...]  # (attribute, value) the stock overall_header prints
     author: tuple[etree.XPath, ...]  # containers of {POSTER_NAME} (and its /u link)
     date: tuple[etree.XPath, ...]  # containers whose text ends with {POST_DATE(_NEW)}
     message: tuple[etree.XPath, ...]  # the element holding {MESSAGE}
 
 
-def _marker(attribute: str, value: str) -> re.Pattern[bytes]:
-    return re.compile(rf"""\b{attribute}\s*=\s*["']?(?:[^"'>]*\s)?{value}[\s"'>]""".encode())
-
-
 THEMES = (
-    Theme("phpbb2", _marker("class", "bodylinewidth"),
+    Theme("phpbb2", (("class", "bodylinewidth"),),
           author=_paths(_classed("span", "name")),
           date=_paths(_classed("span", "postdetails", unless="poster-profile")),
           message=_paths(_classed("div", "postbody") + "/div[1]")),
-    Theme("phpbb3", re.compile(rb"""<body[^>]*\bid\s*=\s*["']?(?:phpbb|fa_edge)\b|\bid=["']fa_edge"""),
+    Theme("phpbb3", (("body id", "phpbb"), ("id", "fa_edge")),
           author=_paths(_classed("div", "postprofile") + "/descendant::dt",
                         _classed("p", "author")),
           date=_paths(_classed("p", "author")),
           message=_paths(_classed("div", "content") + "/div[1]")),
-    Theme("punbb", _marker("class", "pun"),
+    Theme("punbb", (("class", "pun"),),
           author=_paths(_classed("h4", "username")),
           date=_paths(_classed("div", "posthead") + "/h2", _classed("div", "posthead")),
           message=_paths(_classed("div", "entry-content") + "/div[not(@class)][1]/div[1]",
                          _classed("div", "entry-content"))),
-    Theme("invision", _marker("id", "ipbwrapper"),
+    Theme("invision", (("id", "ipbwrapper"),),
           author=_paths(_classed("dl", "postprofile-details"), _classed("div", "postprofile")),
           date=_paths(_classed("div", "postbody-head") + "/" + _classed("p", "author"),
                       _classed("p", "author")),
           message=_paths(_classed("div", "post-entry") + "/div[1]")),
-    Theme("modernbb", re.compile(rb"""<body[^>]*\bid\s*=\s*["']?modernbb\b"""),
+    Theme("modernbb", (("body id", "modernbb"),),
           author=_paths(_classed("div", "postprofile-name"),
                         _classed("div", "postprofile") + "/descendant::dt"),
           date=_paths(_classed("div", "topic-date")),
           message=_paths(_classed("div", "content") + "/div[1]")),
-    # AwesomeBB's body has no id of its own (<body id="top">): its stylesheet or post-wrap.
-    Theme("awesomebb", re.compile(rb"awesomebb|\bclass\s*=\s*[\"'](?:[^\"']*\s)?post-wrap\b"),
+    # AwesomeBB's body has no id of its own (<body id="top">): its posts' div.post-wrap.
+    Theme("awesomebb", (("class", "post-wrap"),),
           author=_paths(_classed("span", "post-author-name"), _classed("aside", "post-aside")),
           date=_paths(_classed("span", "post-date"), _classed("div", "post-footer")),
           message=_paths(_classed("div", "post-content"))),
@@ -100,7 +96,22 @@ THEMES = (
 
 def detect_theme(data: bytes) -> str | None:
     """The stock theme from the page skeleton (§1.1, in fam.js's order), or None."""
-    return next((theme.name for theme in THEMES if theme.skeleton.search(data)), None)
+    return next((theme.name for theme in THEMES
+                 if any(_names(data, attribute, value) for attribute, value in theme.skeleton)),
+                None)
+
+
+def _names(data: bytes, attribute: str, value: str) -> bool:
+    """Whether a tag of the page has `value` in its `attribute` ("body id": the body's id).
+    The value is searched as a literal (fast), then the tag around each hit is checked."""
+    tag, _, name = attribute.rpartition(" ")
+    inside = re.compile(rf"""<{tag or '[a-z]'}[^>]*\s{name}\s*=\s*["']?(?:[^"'>]*\s)?$""".encode(),
+                        re.IGNORECASE)
+    for hit in re.finditer(rf"""{value}(?=[\s"'>])""".encode(), data):
+        start = data.rfind(b"<", max(hit.start() - 2000, 0), hit.start())
+        if start >= 0 and inside.match(data, start, hit.start()):
+            return True
+    return False
 
 
 def _theme_order(name: str | None) -> tuple[Theme, ...]:
@@ -120,8 +131,12 @@ _EDIT_WORDS = etree.XPath(
     " or contains(., 'dition') or contains(., 'edited') or contains(., 'dição')]")
 # postrow.hidden placeholders: the showHiddenMessage(ID) link / #hidden-title--ID (§1.2).
 _HIDDEN_MENTIONS = etree.XPath(
-    "/descendant::*[@href or @onclick or @id][contains(@href, 'showHiddenMessage(')"
-    " or contains(@onclick, 'showHiddenMessage(') or starts-with(@id, 'hidden-title--')]")
+    "/descendant::*/@href[contains(., 'showHiddenMessage(')]/.."
+    " | /descendant::*/@onclick[contains(., 'showHiddenMessage(')]/.."
+    " | /descendant::*/@id[starts-with(., 'hidden-title--')]/..")
+# Every page defines showHiddenMessage and names #hidden-title-- in its script; only a page
+# with a hidden post calls it with a number. Searched from "idden": a literal is found fast.
+_HIDDEN_BYTES = re.compile(rb"idden(?:Message\(\d|-title--\d)")
 _HIDDEN_REF = re.compile(r"showHiddenMessage\((\d+)\)|hidden-title--(\d+)")
 _CANONICAL = etree.XPath("/html/head/link[@rel='canonical']/@href"
                          " | /html/head/meta[@property='og:url']/@content", smart_strings=False)
@@ -259,22 +274,28 @@ def split_topic_url(url: str) -> TopicUrl | None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return None
-    base = f"{parts.scheme}://{parts.netloc.lower()}"
-    if match := TOPIC_PATH.match(parts.path):
+    return _split_path(f"{parts.scheme}://{parts.netloc.lower()}", parts.path, parts.query)
+
+
+def _split_path(base: str, path: str, query: str) -> TopicUrl | None:
+    if match := TOPIC_PATH.match(path):
         return TopicUrl(base, match["id"], int(match["start"] or 0), match["slug"] or "")
-    query = dict(p.partition("=")[::2] for p in parts.query.split("&") if p)
-    if parts.path == "/viewtopic" and query.get("t", "").isdigit():
-        start = int(query["start"]) if query.get("start", "").isdigit() else 0
-        return TopicUrl(base, query["t"], start, "")
+    fields = dict(p.partition("=")[::2] for p in query.split("&") if p)
+    if path == "/viewtopic" and fields.get("t", "").isdigit():
+        start = int(fields["start"]) if fields.get("start", "").isdigit() else 0
+        return TopicUrl(base, fields["t"], start, "")
     return None
 
 
 def _topic_of_link(href: str, base: str) -> TopicUrl | None:
-    """The topic a link names (relative links resolved against the page), or None. The cheap
-    test first: most links of a page (menus, profiles, images) are no topic URL."""
-    path = href.split("#", 1)[0]
-    if "/t" not in path and "t=" not in path:
+    """The topic a link names (relative links resolved against the page), or None. Most links
+    of a page (menus, profiles, images) are ruled out by a substring test, and a link from the
+    site's root (/t12p15-slug) is read without resolving it."""
+    if "/t" not in href and "t=" not in href:
         return None
+    if href.startswith("/") and not href.startswith("//"):
+        path, _, query = href.partition("#")[0].partition("?")
+        return _split_path("", path, query)
     return split_topic_url(urljoin(base if "://" in base else "https://saved.invalid/", href))
 
 
@@ -315,12 +336,15 @@ class Forumotion(Engine):
         return self._topic(url).start // (per_page or self.default_per_page) + 1
 
     def looks_like(self, data: bytes) -> bool:
-        head = data[:200_000].lower()
+        head = data[:200_000]
+        if any(m in head for m in _MARKERS):  # as most pages spell them: no lower-case copy
+            return True
+        head = head.lower()
         return any(m in head for m in _MARKERS) or (
             b"post--" in head and b"showhiddenmessage" in head)
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        if b"</html" not in data[-8192:].lower():
+        if b"</html" not in data[-8192:] and b"</html" not in data[-8192:].lower():
             raise TruncatedPage(
                 f"{self.label}: {ctx.url}: truncated page (no closing </html>; cut download?)")
         if not self.looks_like(data):
@@ -330,7 +354,7 @@ class Forumotion(Engine):
         if not posts:
             raise self.not_a_thread(ctx, _why_no_posts(root))
         topic = split_topic_url(self.normalise_url(ctx.url))
-        script = data.decode("utf-8", "replace") if b"do_pagination_start" in data else ""
+        script = _pagination_script(data)
         links = [(href, t) for href in _LINKS(root) if (t := _topic_of_link(href, ctx.url))]
         # The topic the page itself names (issue 16), not the URL it was asked for; then only
         # its own links count (pagination): a post may link another topic's pages.
@@ -394,6 +418,12 @@ def _why_no_posts(root: HtmlElement) -> str:
     message = next((found[0] for path in _FORUM_MESSAGE if (found := path(root))), None)
     said = collapse(_text(message))[:120] if message is not None else ""
     return f"no post--ID posts; the forum says: {said}" if said else "no post--ID posts"
+
+
+def _pagination_script(data: bytes) -> str:
+    """The body of the do_pagination_start() function (§1.6), "" when the page has none."""
+    at = data.find(b"function do_pagination_start")
+    return data[at:at + 2000].decode("utf-8", "replace") if at >= 0 else ""
 
 
 def _js_int(pattern: re.Pattern[str], script: str) -> int | None:
@@ -479,13 +509,15 @@ class PostReader:
         self.ctx = ctx
         self.themes = _THEME_ORDERS[theme]
         self.fetched_local = times.local_now(ctx.fetched_at, ctx.zone)
+        parts = urlsplit(ctx.url)  # scheme://host of a web page, "" for a saved file
+        self.site = f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
         self.posts = posts
         self.post_nodes = {id(e) for e in posts.values()}
         self.signatures = _by_post(signatures, self.post_nodes)
 
     def read_all(self, root: HtmlElement, data: bytes, offset: int) -> tuple[list[Post], list[str]]:
         """Every post of the page in order, and notes on what is not one (§1.8)."""
-        hidden = _hidden_blocks(root) if b"showHiddenMessage(" in data or b"hidden-title--" in data else {}
+        hidden = _hidden_blocks(root) if _HIDDEN_BYTES.search(data) else {}
         posts: list[Post] = []
         notes: list[str] = []
         position = offset
@@ -611,7 +643,9 @@ class PostReader:
         for link in element.iterdescendants("a"):
             href = link.get("href")
             if href is not None and href.endswith(anchor):
-                return urljoin(self.ctx.url, href)
+                # The common case, a link from the site's root, without urljoin's cost.
+                rooted = href.startswith("/") and not href.startswith("//") and self.site
+                return self.site + href if rooted else urljoin(self.ctx.url, href)
         return f"{self.engine.normalise_url(self.ctx.url)}#{post_id}"
 
 
