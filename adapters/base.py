@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
-from tally.errors import NotAThreadPage
+from tally.errors import NotAThreadPage, ParserCrash, TallyError
 from tally.model import Page
 
 
@@ -32,6 +32,13 @@ class PageContext:
     per_page: int | None = None  # posts per page, when the game file states it
     floor_names: tuple[str, ...] = ()  # the board's own names of its first floors (Discuz)
     strict: bool = False  # `--strict`: run every sampled self-check on every post (JV's canary)
+
+
+def reading_post(exc: Exception, post_id: str) -> None:
+    """Name the post a parser was reading when it failed (`except Exception as exc:` in the
+    engine's per-post loop, then re-raise): `Engine.read_page` puts it in the error."""
+    if not isinstance(exc, TallyError):
+        exc.add_note(f"post {post_id}")
 
 
 class Engine(ABC):
@@ -69,6 +76,19 @@ class Engine(ABC):
         Raises NotAThreadPage (login wall, challenge, error page, another engine's page) and
         TruncatedPage (the document ends before the closing markup of the post list).
         """
+
+    def read_page(self, data: bytes, ctx: PageContext) -> Page:
+        """`parse_page`, with a crash inside the parser reported as a one-line error naming the
+        engine, the page and, when the parser noted it (`reading_post`), the post: exit 4."""
+        try:
+            return self.parse_page(data, ctx)
+        except TallyError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any parser bug becomes the forum page's error
+            where = "".join(f"{note}: " for note in getattr(exc, "__notes__", ()))
+            raise ParserCrash(f"{self.label}: {ctx.url}: {where}the parser failed on this page "
+                              f"({type(exc).__name__}: {exc}); please report it with the saved "
+                              "page") from exc
 
     def normalise_url(self, url: str) -> str:
         """Drop what changes between visits but not the page (session ids, fragments)."""

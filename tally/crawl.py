@@ -489,7 +489,7 @@ class PageReader:
     def parse(self, data: bytes, url: str, fetched_at: datetime) -> Page:
         ctx = PageContext(url, fetched_at, self.zone, self.language, self.per_page,
                           self.floor_names)
-        return self.engine.parse_page(data, ctx)
+        return self.engine.read_page(data, ctx)
 
     def from_versions(
         self,

@@ -97,5 +97,11 @@ class NotAThreadPage(ForumError):
     """A page that is not a thread page of the expected engine (login wall, error, other engine)."""
 
 
+class ParserCrash(ForumError):
+    """The engine's parser failed on a page in a way it does not foresee (markup no template
+    showed): the page is the forum's, so this is exit 4 naming the engine, the page and the post
+    being read, not a traceback; the page should be reported with it."""
+
+
 class TruncatedPage(ForumError):
     """A page that ends before its closing markup: a cut download."""

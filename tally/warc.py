@@ -495,7 +495,7 @@ def _number_pages(versions: list[StoredPage], engine: Engine, zone: str, languag
             first = next(v for v in versions if v.url == address)
             ctx = PageContext(first.url, first.fetched_at, zone, language, per_page, floor_names)
             try:
-                numbers[address] = engine.parse_page(first.body, ctx).number
+                numbers[address] = engine.read_page(first.body, ctx).number
             except TallyError:
                 pass  # unreadable: the assembly says so with the address's own number
     versions[:] = [_with_page(v, numbers[v.url]) for v in versions]
