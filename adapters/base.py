@@ -12,6 +12,7 @@ strict where a wrong answer would change a count: a page with no recognisable th
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
@@ -89,6 +90,17 @@ class Engine(ABC):
             raise ParserCrash(f"{self.label}: {ctx.url}: {where}the parser failed on this page "
                               f"({type(exc).__name__}: {exc}); please report it with the saved "
                               "page") from exc
+
+    def topic_id(self, url: str) -> str | None:
+        """The topic id a thread URL names, in the form `parse_page` gives `Page.thread_id`;
+        None when the URL names no topic (a post link). Most engines' keys end with it
+        ("t=412", "tid=88231", "host/t9", "42-51-74125893"); an engine whose key does not
+        overrides this."""
+        try:
+            found = re.search(r"(\d+)$", self.thread_key(url))
+        except (TallyError, ValueError):
+            return None
+        return found.group(1) if found else None
 
     def normalise_url(self, url: str) -> str:
         """Drop what changes between visits but not the page (session ids, fragments)."""

@@ -319,6 +319,11 @@ class PhpBB(Engine):
         tid = topic.get("t")
         return f"t={tid}" if tid else f"p={topic.get('p')}"
 
+    def topic_id(self, url: str) -> str | None:
+        """A post link (?p=) names no topic: the page says which one it is."""
+        topic = split_topic_url(url)
+        return topic.get("t") if topic else None
+
     def page_url(self, url: str, number: int, per_page: int | None = None) -> str:
         return self._topic_page_url(self._topic(url), number, per_page)
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from tally.model import Page, Post, Thread
+from tally.model import MissingPage, Page, Post, Thread
 
 SortKey = tuple[int, datetime, tuple[int, int | str]]
 
@@ -84,7 +84,36 @@ def assemble(pages: Iterable[tuple[Page, datetime]], url: str, engine_name: str)
         history={pid: versions for pid, versions in history.items() if versions},
         vanished=_vanished(posts, ordered),
         notes=tuple(dict.fromkeys(note for page, _ in ordered for note in page.notes)),
+        missing=missing_pages(ordered),
     )
+
+
+def missing_pages(ordered: list[tuple[Page, datetime]]) -> tuple[MissingPage, ...]:
+    """The page numbers between 1 and the thread's last page that no page read shows.
+
+    The thread's length is what the most recently fetched pages say (a thread can shrink: an
+    older fetch's page count is not held against it), or the highest page read.
+    """
+    if not ordered:
+        return ()
+    newest = ordered[-1][1]
+    stated = [page.count for page, at in ordered if at == newest and page.count]
+    numbers = {page.number for page, _ in ordered}
+    of = max(max(numbers), max(stated, default=0))
+    missing = [number for number in range(1, of + 1) if number not in numbers]
+    if not missing:
+        return ()
+    times_on: dict[int, list[datetime]] = {}
+    for page, _ in ordered:
+        times_on.setdefault(page.number, []).extend(post.created_at for post in page.posts)
+    out = []
+    for number in missing:
+        below = [n for n in numbers if n < number and times_on[n]]
+        above = [n for n in numbers if n > number and times_on[n]]
+        out.append(MissingPage(number, of,
+                               max(times_on[max(below)]) if below else None,
+                               min(times_on[min(above)]) if above else None))
+    return tuple(out)
 
 
 def _as_fetched(post: Post, page: Page, fetched_at: datetime) -> Post:

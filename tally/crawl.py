@@ -51,7 +51,14 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 from tally import adapters
 from tally.adapters.base import Engine, PageContext
 from tally.assemble import assemble
-from tally.errors import ForumError, InputError, NotAThreadPage, TallyError, TruncatedPage
+from tally.errors import (
+    ForumError,
+    InputError,
+    NotAThreadPage,
+    TallyError,
+    TruncatedPage,
+    WrongThread,
+)
 from tally.fetch import Fetcher, Response
 from tally.model import Page, Thread
 from tally.store import Store, StoredPage
@@ -86,7 +93,7 @@ def read_thread(
                                   floor_names=floor_names, progress=progress).thread
     if offline:
         raise InputError(f"no snapshot of {url} in the snapshot store; run without --offline first")
-    reader = PageReader(engine, zone, language, per_page, floor_names)
+    reader = PageReader(engine, zone, language, per_page, floor_names, engine.topic_id(url))
     fetched = _fetch_new_pages(url, engine.thread_key(url), reader, None, fetcher or Fetcher(),
                                progress)
     return assemble(fetched.values(), url, engine.name)
@@ -113,12 +120,19 @@ def read_stored_thread(
     every page as it stands now, so that edits on early pages show up); a count fetches only
     the last known page and what follows.
     """
-    reader = PageReader(engine, zone, language, per_page, floor_names)
+    reader = PageReader(engine, zone, language, per_page, floor_names, engine.topic_id(url))
     key = engine.thread_key(url)
     if offline:
         if store.last_page(key) is None:
             raise InputError(f"no snapshot of {url} in {store.path}; run without --offline first")
-        return reader.from_versions(store.versions(key), key, url, progress)
+        read = reader.from_versions(store.versions(key), key, url, progress)
+        low = store.unfinished_low(key)
+        if low is None:
+            return read
+        # Stale, not missing, pages (a missing one stops the count): the GM report says so.
+        note = (f"the last crawl of this thread did not finish: pages from {low} up may be out "
+                "of date; run without --offline to finish it")
+        return replace(read, thread=replace(read.thread, notes=read.thread.notes + (note,)))
     fetched = _fetch_new_pages(url, key, reader, store, fetcher or Fetcher(), progress,
                                every_page)
     # One load of the stored versions serves the assembly and the snapshot's list of ids.
@@ -142,7 +156,7 @@ def thread_from_versions(
     `known`: sightings already parsed (of the same thread, read the same way); a run of
     versions that starts with the same version is not parsed again.
     """
-    reader = PageReader(engine, zone, language, per_page, floor_names)
+    reader = PageReader(engine, zone, language, per_page, floor_names, engine.topic_id(url))
     parsed = {s.version_ids[0]: (s.page, s.first) for s in known}
     return reader.from_versions(versions, engine.thread_key(url), url, None, parsed=parsed)
 
@@ -164,20 +178,29 @@ def _fetch_new_pages(
     """
     crawl = _Crawl(reader, key, store, fetcher, progress)
     tail = _stored_tail(reader.engine, key, store) if store is not None else None
+    # A crawl killed or failed midway left pages it meant to read unread (issue 16): this one
+    # reads down to where that one meant to go.
+    unfinished = store.unfinished_low(key) if store is not None and tail is not None else None
     where = _Addresses.start(reader, url, tail, store, key)
     try:
         if tail is None or (every_page and not where.computable):
             low = 1  # the first crawl: page 1 says how many pages there are
+            crawl.begin(low)
             first = crawl.read(where, 1)
         elif every_page:  # tally snapshot: the last known page, then every page below it
             low = 1
+            crawl.begin(low)
             first = crawl.read(where, tail.number)
         else:
-            low = tail.number
+            low = min(tail.number, unfinished or tail.number)
+            crawl.begin(low)
+            if not crawl.addressable(where, low, tail.number):
+                raise _Misaddressed  # a page below never read, no address for it: from page 1
             first = crawl.probe(where, tail)
         crawl.descend(crawl.climb(first, where, low), low, where)
         if tail is not None and not every_page:  # a re-run: only the tail was read again
             crawl.realign(where)
+        crawl.finish()
         return crawl.fetched
     except _Misaddressed:
         pass
@@ -185,12 +208,14 @@ def _fetch_new_pages(
     # addresses were computed with is wrong (the board changed it?). Read the thread as a first
     # crawl does (page 1's "next" link tells the size); should even that misaddress, on the
     # forum's own links only. What was read so far stays stored.
+    crawl.extend(1)
     where = _Addresses.start(reader, url, None, None, key)
     for trusting in (True, False):
         where.trusting = trusting
         try:
             first = crawl.read(where, 1)
             crawl.descend(crawl.climb(first, where, 1), 1, where)
+            crawl.finish()
             break
         except _Misaddressed:
             continue
@@ -329,6 +354,32 @@ class _Crawl:
     fetched: dict[int, tuple[Page, datetime]] = field(default_factory=dict)
     kept: set[tuple[int, str]] = field(default_factory=set)  # (page, sha256) saved by this crawl
     reads: int = 0
+    record: int | None = None  # the store's row for this crawl (tally.store "crawls")
+
+    def begin(self, low: int) -> None:
+        """Record, before any fetch, that this crawl means to read down to page `low`."""
+        if self.store is not None:
+            self.record = self.store.begin_crawl(self.key, low)
+
+    def extend(self, low: int) -> None:
+        if self.store is not None and self.record is not None:
+            self.store.extend_crawl(self.record, low)
+
+    def finish(self) -> None:
+        if self.store is not None and self.record is not None:
+            self.store.finish_crawl(self.record)
+
+    def addressable(self, where: _Addresses, low: int, top: int) -> bool:
+        """Whether pages `low` to `top - 1` can be addressed: computed, or as last fetched."""
+        if where.computable:
+            return True
+        for number in range(low, top):
+            if number not in where.pinned:
+                address = self._stored_address(number)
+                if address is None:
+                    return False
+                where.pinned[number] = address
+        return True
 
     def read(self, where: _Addresses, number: int) -> Page:
         target, computed = where.of(number)
@@ -402,6 +453,7 @@ class _Crawl:
             if stored is None or _first_id(stored) == _first_id(fresh[number]):
                 return
             below = number - 1
+            self.extend(below)  # recorded before the fetch: a kill here leaves it to the next run
             if not where.computable and below not in where.pinned:
                 address = self._stored_address(below)
                 if address is None:
@@ -485,11 +537,12 @@ class PageReader:
     language: str | None
     per_page: int | None
     floor_names: tuple[str, ...] = ()
+    topic: str | None = None  # the topic id the game's URL names: every page must be of it
 
     def parse(self, data: bytes, url: str, fetched_at: datetime) -> Page:
         ctx = PageContext(url, fetched_at, self.zone, self.language, self.per_page,
                           self.floor_names)
-        return self.engine.read_page(data, ctx)
+        return of_topic(self.engine.read_page(data, ctx), self.topic)
 
     def from_versions(
         self,
@@ -504,6 +557,7 @@ class PageReader:
         `fetched` names those this run fetched."""
         if not stored:
             raise InputError(f"no stored page versions of {url}")
+        verify_digests(stored, url)
         pages: list[tuple[Page, datetime]] = []
         sightings: list[Sighting] = []
         notes: list[str] = []
@@ -547,6 +601,30 @@ class PageReader:
         if first.id in parsed:
             return parsed[first.id][0]
         return self.parse(first.body, first.url, first.fetched_at)
+
+
+def verify_digests(stored: Sequence[StoredPage], url: str) -> None:
+    """Every stored version's bytes against the SHA-256 recorded when it was fetched (issue 17):
+    evidence changed since is never counted. Identical bytes are one blob: hashed once."""
+    good: set[str] = set()
+    for version in stored:
+        if version.sha256 in good:
+            continue
+        if hashlib.sha256(version.body).hexdigest() != version.sha256:
+            raise InputError(f"stored page {version.page} of {url} (version {version.id}, "
+                             f"fetched {version.fetched_at:%Y-%m-%d %H:%M:%S} UTC) no longer "
+                             "matches its recorded SHA-256: the snapshot store was altered")
+        good.add(version.sha256)
+
+
+def of_topic(page: Page, topic: str | None) -> Page:
+    """The page, when it is of the topic expected (issue 16: a board answering the game's URL
+    with another topic, a stray saved page). A page that does not say its topic, or a game URL
+    that names none (a post link), is taken as it is."""
+    if topic is not None and page.thread_id is not None and page.thread_id != topic:
+        raise WrongThread(f"page {page.number} is from topic {page.thread_id}, not {topic} "
+                          f"({page.url})")
+    return page
 
 
 @dataclass(frozen=True, slots=True)

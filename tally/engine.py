@@ -52,6 +52,7 @@ def cut(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
             raise InputError(f"post {up_to_post} is not in the thread {thread.url}")
         point = min(point, stop.created_at)
         last_position = stop.position
+    require_whole(thread, the_day, point)
     return Cut(preset, the_day, point, last_position,
                window(posts, the_day, point, last_position))
 
@@ -67,6 +68,21 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
     tally = at.preset.judge(ballots, game, at.day, at.point, thread.history, others=elsewhere)
     # Pages skipped as unreadable, archive records left out: the GM must know what was not read.
     return replace(tally, reading=thread.notes) if thread.notes else tally
+
+
+def require_whole(thread: Thread, day: Day, point: datetime) -> None:
+    """A count is final only over a whole thread (issue 16): a page missing inside the day's
+    window (a crawl killed midway, a page not saved) could hold a vote. A hole whose posts all
+    precede the day's start, or all follow the as-of point, cannot change the count."""
+    holes = [gap.number for gap in thread.missing
+             if not (gap.before is not None and gap.before < day.start)
+             and not (gap.after is not None and gap.after > point)]
+    if holes:
+        of = thread.missing[0].of
+        pages = "page" if len(holes) == 1 else "pages"
+        raise InputError(f"{pages} {', '.join(map(str, holes))} of {of} missing from what was "
+                         f"read of {thread.url}: a vote could be on it; read the thread again "
+                         "(or save the missing page) and count again")
 
 
 def other_threads(others: Sequence[Thread], thread: Thread, day: Day,

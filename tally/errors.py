@@ -34,6 +34,13 @@ class TallyError(Exception):
         return self.message
 
 
+class UsageError(TallyError):
+    """A command-line value that cannot be used as given (an unknown --format, an --as-of that
+    is neither a post id nor a time): the command line is wrong, exit 2 as click's own errors."""
+
+    exit_code = EXIT_USAGE
+
+
 class GameFileError(TallyError):
     """The game file is missing, malformed or inconsistent (message names file, line and key)."""
 
@@ -105,3 +112,8 @@ class ParserCrash(ForumError):
 
 class TruncatedPage(ForumError):
     """A page that ends before its closing markup: a cut download."""
+
+
+class WrongThread(NotAThreadPage):
+    """A page of another topic where the game's thread was expected (a merged or moved topic,
+    a redirect to another topic, a stray saved page): its posts are not this game's votes."""

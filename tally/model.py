@@ -88,6 +88,21 @@ class Page:
 
 
 @dataclass(frozen=True, slots=True)
+class MissingPage:
+    """A page of the thread that no page read shows (a crawl killed midway, a page not saved).
+
+    `after` and `before` are the times of the posts on either side of the hole (the last post of
+    the nearest page below it, the first of the nearest page above it): a count whose window
+    lies wholly outside them does not need the page.
+    """
+
+    number: int
+    of: int  # the thread's pages, as the newest page read says (or the highest page read)
+    after: datetime | None = None
+    before: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Thread:
     """A whole thread as tally knows it: the latest version of every post, in thread order.
 
@@ -104,6 +119,7 @@ class Thread:
     history: Mapping[str, tuple[Post, ...]] = field(default_factory=dict)
     vanished: frozenset[str] = frozenset()
     notes: tuple[str, ...] = ()
+    missing: tuple[MissingPage, ...] = ()  # pages of the thread no page read shows
 
 
 # ---------------------------------------------------------------------------------------------

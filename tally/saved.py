@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
 from tally import adapters, times
 from tally.adapters.base import Engine
 from tally.assemble import assemble
-from tally.crawl import PageReader
-from tally.errors import InputError, NotAThreadPage, TallyError
+from tally.crawl import PageReader, of_topic
+from tally.errors import InputError, NotAThreadPage, TallyError, WrongThread
 from tally.model import Page, Thread
 
 SAVED_PAGE_SUFFIXES = (".html", ".htm")
@@ -36,18 +37,36 @@ def read_saved_pages(
     """A thread from browser-saved pages, one file per page, in any order, duplicates allowed."""
     files = _saved_files(Path(directory))
     pages: list[tuple[Page, datetime]] = []
+    where: dict[int, Path] = {}  # id(page) -> its file, for an error naming the file
     for path in files:
         data = _read(path)
         engine = engine or _sniff(path, data)
         at = fetched_at or times.from_unix(path.stat().st_mtime)
-        reader = PageReader(engine, zone, language, per_page, floor_names)
+        reader = PageReader(engine, zone, language, per_page, floor_names,
+                            engine.topic_id(url) if url else None)
         try:
             page = reader.parse(data, saved_page_url(data) or str(path), at)
         except TallyError as exc:
             raise type(exc)(f"{path}: {exc}") from None
         pages.append((page, at))
+        where[id(page)] = path
     assert engine is not None  # there is at least one file, and each one sets or keeps it
+    if url is None:  # no game URL to hold them to: the pages must at least agree (issue 16)
+        _one_topic(pages, where)
     return assemble(pages, url or _thread_url(pages), engine.name)
+
+
+def _one_topic(pages: list[tuple[Page, datetime]], where: dict[int, Path]) -> None:
+    """Pages of one topic: the topic most pages state is the thread, any other page is stray."""
+    stated = Counter(page.thread_id for page, _ in pages if page.thread_id is not None)
+    if len(stated) < 2:
+        return
+    topic = stated.most_common(1)[0][0]
+    for page, _ in pages:
+        try:
+            of_topic(page, topic)
+        except WrongThread as exc:
+            raise WrongThread(f"{where[id(page)]}: {exc}") from None
 
 
 def _saved_files(directory: Path) -> list[Path]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,7 +23,8 @@ from tally import times
 from tally.errors import InputError
 from tally.fetch import Response
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+_BUSY_TIMEOUT = 30.0  # seconds a run waits for another one holding the store's write lock
 
 # Schema 1: the page versions. Schema 2 adds what a count and a scheduled post leave behind.
 _SCHEMA_1 = """
@@ -79,7 +81,22 @@ CREATE TABLE posted (
 CREATE INDEX posted_by_thread ON posted (thread_key, day, id);
 """
 
-_MIGRATIONS = {1: _SCHEMA_1, 2: _SCHEMA_2}  # user_version N is reached by running script N
+_SCHEMA_3 = """
+-- Crawls (issue 16): a row is written before a crawl fetches anything, with the lowest page it
+-- means to read, lowered as the crawl decides to read further down; `finished_at` is set once
+-- it has read all of it. A crawl killed midway (cron's timeout, a reboot) leaves its row
+-- unfinished, and the next crawl reads down to its `low` again: no hole is left behind.
+CREATE TABLE crawls (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread_key  TEXT    NOT NULL,
+    started_at  TEXT    NOT NULL,  -- UTC, fixed width
+    low         INTEGER NOT NULL,  -- the lowest page the crawl means to read
+    finished_at TEXT               -- NULL: not (yet) finished
+);
+CREATE INDEX crawls_by_thread ON crawls (thread_key, finished_at);
+"""
+
+_MIGRATIONS = {1: _SCHEMA_1, 2: _SCHEMA_2, 3: _SCHEMA_3}  # user_version N is reached by running script N
 
 _COLUMNS = "v.id, v.url, v.thread_key, v.page, v.fetched_at, v.status, v.headers, b.body, v.sha256"
 _FROM = "FROM versions v JOIN blobs b ON b.sha256 = v.sha256"
@@ -140,8 +157,8 @@ class Store:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT)
+            self._wal()
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise self._error("cannot be opened", exc) from None
@@ -264,6 +281,52 @@ class Store:
                              f"{', '.join(map(str, sorted(missing)))} (the store was altered)")
         return sorted(found, key=lambda page: (page.fetched_at, page.id))
 
+    # -- crawls: what a crawl meant to read, and whether it did -------------------------------------
+
+    def begin_crawl(self, thread_key: str, low: int, started_at: datetime | None = None) -> int:
+        """Record a crawl about to fetch the thread down to page `low`; returns its id."""
+        try:
+            with self._db:
+                cursor = self._db.execute(
+                    "INSERT INTO crawls (thread_key, started_at, low) VALUES (?, ?, ?)",
+                    (thread_key, _stamp(started_at or times.now()), low))
+        except sqlite3.DatabaseError as exc:
+            raise self._error("could not record the crawl", exc) from None
+        return int(cursor.lastrowid or 0)
+
+    def extend_crawl(self, crawl_id: int, low: int) -> None:
+        """The crawl now means to read down to page `low` as well (before it fetches it)."""
+        try:
+            with self._db:
+                self._db.execute("UPDATE crawls SET low = MIN(low, ?) WHERE id = ?",
+                                 (low, crawl_id))
+        except sqlite3.DatabaseError as exc:
+            raise self._error("could not record the crawl", exc) from None
+
+    def finish_crawl(self, crawl_id: int, finished_at: datetime | None = None) -> None:
+        """The crawl read all it meant to: it, and every unfinished crawl of the thread whose
+        pages it read again (down to their `low`), are finished."""
+        try:
+            with self._db:
+                self._db.execute(
+                    "UPDATE crawls SET finished_at = ? WHERE finished_at IS NULL AND ("
+                    " id = ? OR (thread_key = (SELECT thread_key FROM crawls WHERE id = ?)"
+                    "  AND id < ? AND low >= (SELECT low FROM crawls WHERE id = ?)))",
+                    (_stamp(finished_at or times.now()), crawl_id, crawl_id, crawl_id,
+                     crawl_id))
+        except sqlite3.DatabaseError as exc:
+            raise self._error("could not record the crawl", exc) from None
+
+    def unfinished_low(self, thread_key: str) -> int | None:
+        """The lowest page an unfinished crawl of the thread meant to read (None: none)."""
+        try:
+            row = self._db.execute(
+                "SELECT MIN(low) FROM crawls WHERE thread_key = ? AND finished_at IS NULL",
+                (thread_key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot be read", exc) from None
+        return None if row is None or row[0] is None else int(row[0])
+
     # -- snapshots: what a count read -----------------------------------------------------------
 
     def record_snapshot(self, *, thread_key: str, url: str, command: str, game_text: str,
@@ -379,25 +442,64 @@ class Store:
                 sha256=sha,
             )
 
+    def _wal(self) -> None:
+        """Switch a new store to WAL. SQLite answers "database is locked" at once, without
+        waiting, while another first run switches it at the same moment (issue 17): wait for
+        that run as the connection's timeout would, then find WAL already set."""
+        waited = 0.0
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or waited >= _BUSY_TIMEOUT:
+                    raise
+            time.sleep(0.05)
+            waited += 0.05
+
     def _migrate(self) -> None:
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        if version > SCHEMA_VERSION:
-            raise InputError(
-                f"snapshot store {self.path} was written by a newer tally "
-                f"(schema {version}, this one reads {SCHEMA_VERSION}); upgrade tally"
-            )
         if version == SCHEMA_VERSION:
             return
-        if version == 0:
-            tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:  # an SQLite file of something else: never write into it
-                raise InputError(f"{self.path}: an SQLite file but not a tally snapshot store")
-        # One script per step, each one transaction: a half-migrated schema is never left behind.
-        for step in range(version + 1, SCHEMA_VERSION + 1):
-            self._db.executescript(f"BEGIN; {_MIGRATIONS[step]} PRAGMA user_version = {step}; COMMIT;")
+        # BEGIN IMMEDIATE takes the write lock before the version is read again: of two first
+        # runs on a new store, the second waits for the first to finish the schema, then finds
+        # it done (issue 17: not "table snapshots already exists"). All steps are one
+        # transaction: a half-migrated schema is never left behind.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = self._db.execute("PRAGMA user_version").fetchone()
+            if version > SCHEMA_VERSION:
+                raise InputError(
+                    f"snapshot store {self.path} was written by a newer tally "
+                    f"(schema {version}, this one reads {SCHEMA_VERSION}); upgrade tally"
+                )
+            if version == 0:
+                tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+                if tables:  # an SQLite file of something else: never write into it
+                    raise InputError(
+                        f"{self.path}: an SQLite file but not a tally snapshot store")
+            for step in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _statements(_MIGRATIONS[step]):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {step}")
+            self._db.commit()
+        except BaseException:
+            self._db.rollback()
+            raise
 
     def _error(self, what: str, exc: sqlite3.DatabaseError) -> InputError:
         return InputError(f"snapshot store {self.path} {what}: {exc} (not a tally store, or damaged)")
+
+
+def _statements(script: str) -> list[str]:
+    """A schema script as single statements (executescript would commit the transaction)."""
+    statements, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return statements
 
 
 def _stamp(moment: datetime) -> str:

@@ -276,7 +276,9 @@ def _records(path: Path, *, raw: bool = False) -> Iterator[_Record]:
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
             raise InputError(f"{path}: not a WARC file (empty)")
-        archive = ArchiveIterator(handle)
+        # Reading for a count, every record's digests are checked (issue 17): a page changed
+        # after it was archived is never counted. verify() compares with the manifest instead.
+        archive = ArchiveIterator(handle, check_digests=not raw)
         for record in archive:
             number += 1
             if record.rec_type is None or not hasattr(record.raw_stream, "limit"):
@@ -290,6 +292,11 @@ def _records(path: Path, *, raw: bool = False) -> Iterator[_Record]:
             if record.raw_stream.limit:  # warcio ends quietly: Content-Length says more was due
                 raise InputError(f"{path}: truncated: the file ends inside record {number} "
                                  f"({_target(record)})")
+            if not raw:
+                record.raw_stream.read()  # to the end: the digests are checked there
+                if record.digest_checker.passed is False:
+                    raise InputError(f"{path}: record {number} ({_target(record)}) does not "
+                                     "match its digest: the archive was altered")
             get = record.rec_headers.get_header
             yield _Record(
                 number, record.rec_type, get("WARC-Record-ID"), get("WARC-Target-URI"),

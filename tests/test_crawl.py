@@ -893,3 +893,113 @@ def test_history_keeps_when_a_silent_edit_was_first_seen(
     assert old.fetched_at < first_of_edit.fetched_at < post.fetched_at  # type: ignore[operator]
     # A post whose text never changed has no history, however often it was read.
     assert "11" not in thread.history
+
+
+# ---------------------------------------------------------------------------------------------
+# A crawl killed midway (issue 16): a real `tally count` process, a real SIGKILL, a real local
+# server; the store knows what the killed crawl did not finish and the next run finishes it.
+
+KIRA = Path(__file__).resolve().parent.parent / "fixtures" / "phpbb" / "kira-en"
+
+
+def kira_game(folder: Path, url: str) -> Path:
+    """The kira-en game file, its thread on the local server."""
+    text = (KIRA / "game.toml").read_text(encoding="utf-8")
+    game = folder / "game.toml"
+    game.write_text(text.replace("https://forum.example.org/viewtopic.php?f=3&t=412", url),
+                    encoding="utf-8")
+    return game
+
+
+def wait_for(check: Callable[[], bool], what: str, limit: float = 60.0) -> None:
+    """Poll a condition on shared state (a server's log, a store's rows), not a clock's guess."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.02)
+
+
+def stored_pages(path: Path) -> list[int]:
+    import sqlite3
+
+    if not path.exists():
+        return []
+    try:
+        with sqlite3.connect(path, timeout=5) as db:
+            return [row[0] for row in db.execute("SELECT page FROM versions ORDER BY id")]
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return []
+
+
+def test_a_crawl_killed_midway_leaves_no_hole_for_the_next_run(tmp_path: Path) -> None:
+    import json
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    pages = {n: (KIRA / f"page-{n}.html").read_bytes() for n in range(1, 5)}
+    asked: list[int] = []
+    release = threading.Event()
+
+    def serve(request: Request) -> Response:
+        number = int(request.args.get("start", "0")) // 15 + 1
+        asked.append(number)
+        if number == 2 and not release.is_set():
+            release.wait(120)  # page 2 is slow: the crawl is killed while waiting for it
+        return Response(pages[min(number, 4)], content_type="text/html; charset=UTF-8")
+
+    server = HTTPServer(host="127.0.0.1", threaded=True)
+    server.expect_request("/viewtopic.php").respond_with_handler(serve)
+    server.start()
+    try:
+        game = kira_game(tmp_path, server.url_for("/viewtopic.php") + "?f=3&t=412")
+        store = tmp_path / "s.sqlite"
+        env = {**os.environ, "TALLY_STORE": ""}
+        command = [sys.executable, "-m", "tally", "count", str(game), "--store", str(store),
+                   "--format", "json"]
+        killed = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        try:
+            wait_for(lambda: 2 in asked, "the request for page 2")
+            wait_for(lambda: stored_pages(store) == [1, 4, 3], "pages 1, 4, 3 in the store")
+            killed.send_signal(signal.SIGKILL)
+            assert killed.wait(30) == -signal.SIGKILL
+        finally:
+            if killed.poll() is None:
+                killed.kill()
+            killed.communicate()
+        release.set()
+
+        # Offline, the hole is known: no count.
+        offline = CliRunner().invoke(app, ["count", str(game), "--store", str(store),
+                                           "--offline"])
+        assert offline.exit_code == 3
+        assert "page 2 of 4 missing" in offline.output
+
+        # Online, the next run reads down to where the killed crawl meant to go.
+        del asked[:]
+        again = subprocess.run(command, env=env, capture_output=True, timeout=300)
+        assert again.returncode == 0, again.stderr.decode()
+        # Page 5 (the forum shows page 4: nothing new), then 3, 2 and 1 again.
+        assert asked == [5, 3, 2, 1]
+        counted = json.loads(again.stdout)
+        assert (counted["counts"][0]["player"], counted["counts"][0]["votes"]) == ("Dan", 4)
+        assert (counted["outcome"]["result"], counted["outcome"]["player"]) == ("eliminated",
+                                                                                "Dan")
+        # And that crawl is finished: a third run reads only the tail.
+        del asked[:]
+        third = subprocess.run(command, env=env, capture_output=True, timeout=300)
+        assert third.returncode == 0, third.stderr.decode()
+        assert asked == [5]
+    finally:
+        release.set()
+        server.clear()
+        server.stop()

@@ -38,7 +38,10 @@ class Forum:
 
     def serve(self, request: Request) -> Response:
         number = int(request.args.get("start", "0")) // 15 + 1
-        return Response(self.pages[number], content_type="text/html; charset=UTF-8")
+        # Another topic (the game's other threads) has its own links: a page says its topic.
+        topic = request.args.get("t", "412").encode()
+        body = self.pages[number].replace(b"t=412", b"t=" + topic)
+        return Response(body, content_type="text/html; charset=UTF-8")
 
 
 @pytest.fixture

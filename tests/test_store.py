@@ -159,3 +159,69 @@ def test_a_failure_mid_save_leaves_nothing_behind(tmp_path: Path) -> None:
         assert [v.body for v in store.versions(KEY)] == [b"before"]
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*) FROM blobs").fetchone()[0] == 1  # no orphan blob
+
+
+def _open_at_once(path: str, barrier, results) -> None:  # noqa: ANN001 - multiprocessing's types
+    """One process of a race: wait for the others, then open (create) the store."""
+    barrier.wait()
+    try:
+        Store(Path(path)).close()
+        results.put("ok")
+    except Exception as exc:  # noqa: BLE001 - reported to the test
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_first_runs_racing_on_a_new_store_both_succeed(tmp_path: Path) -> None:
+    """Issue 17: two first runs on a new store (cron and a GM at once) both create the schema;
+    neither may fail with "table snapshots already exists". Real processes, started together
+    on a barrier, on several fresh stores."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    runs, racers = 5, 4
+    for attempt in range(runs):
+        path = tmp_path / f"race-{attempt}.sqlite"
+        barrier = context.Barrier(racers)
+        results = context.Queue()
+        processes = [context.Process(target=_open_at_once, args=(str(path), barrier, results))
+                     for _ in range(racers)]
+        for process in processes:
+            process.start()
+        outcomes = [results.get(timeout=120) for _ in processes]
+        for process in processes:
+            process.join(120)
+        assert outcomes == ["ok"] * racers, outcomes
+        with sqlite3.connect(path) as db:
+            assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_stored_page_changed_by_one_byte_is_never_counted(tmp_path: Path) -> None:
+    """Issue 17: `--offline` checks every stored version against the SHA-256 recorded at fetch
+    time; one byte changed ("Bob" -> "Aob", which would fuzzy-match Bob) is exit 3 naming the
+    page, never a count."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    kira = Path(__file__).resolve().parent.parent / "fixtures" / "phpbb" / "kira-en"
+    path = tmp_path / "game.sqlite"
+    with Store(path) as store:
+        for number in range(1, 5):
+            body = (kira / f"page-{number}.html").read_bytes()
+            store.save(Response(f"https://forum.example.org/viewtopic.php?f=3&t=412&start="
+                                f"{(number - 1) * 15}", 200, {}, body,
+                                T0 + timedelta(seconds=number)), "t=412", number)
+    args = ["count", str(kira / "game.toml"), "--store", str(path), "--offline"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    with sqlite3.connect(path) as db:
+        (sha, body), = db.execute("SELECT b.sha256, b.body FROM blobs b JOIN versions v"
+                                  " ON v.sha256 = b.sha256 WHERE v.page = 1").fetchall()
+        at = body.index(b"vote: Bob")
+        db.execute("UPDATE blobs SET body = ? WHERE sha256 = ?",
+                   (body[:at] + b"vote: Aob" + body[at + 9:], sha))
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 3, result.output
+    assert result.stderr.strip().splitlines() == [
+        "tally: error: stored page 1 of https://forum.example.org/viewtopic.php?f=3&t=412 "
+        "(version 1, fetched 2026-11-20 12:00:01 UTC) no longer matches its recorded SHA-256: "
+        "the snapshot store was altered"]

@@ -436,3 +436,47 @@ def test_page_numbers_come_from_the_pages_when_addresses_would_collide() -> None
                                 sha256="") for n in (1, 2)]
     warc._number_pages(versions, get("phpbb"), "UTC", None, 30, ())
     assert [v.page for v in versions] == [1, 2]
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 16 and 17: a WARC that lacks a page of the thread, and one changed after it was written
+
+
+def test_a_warc_without_a_page_the_thread_has_is_no_count(tmp_path: Path) -> None:
+    path = tmp_path / "holed.sqlite"
+    with Store(path) as store:
+        for number in (1, 3, 4):  # page 4 says "Page 4 of 4": page 2 is missing
+            save(store, number, page_bytes(number), T0 + timedelta(seconds=number))
+    target = tmp_path / "holed.warc.gz"
+    export(path, target)
+    one_line_error(run("count", str(GAME), "--from-warc", str(target)), 3, "page 2 of 4 missing")
+
+
+@pytest.mark.parametrize("fmt", ["plain", "foreign"])
+def test_a_warc_record_changed_by_one_byte_is_refused_naming_it(
+        store_path: Path, tmp_path: Path, fmt: str) -> None:
+    """One byte of a page changed after archiving ("Bob" -> "Aob" would fuzzy-match Bob): the
+    record's digest no longer matches, and the count stops, naming the record (exit 3)."""
+    if fmt == "plain":
+        source = tmp_path / "game.warc"
+        export(store_path, source)
+        data = source.read_bytes()
+    else:  # wget/Heritrix: SHA-1 digests of the chunked, gzipped body; decompressed per member
+        import gzip
+
+        data = gzip.decompress(FOREIGN.read_bytes())
+        source = FOREIGN
+    intact = run("count", str(GAME), "--from-warc", str(source))
+    assert intact.exit_code == 0, intact.output
+    if fmt == "plain":
+        at = data.index(b"vote: Bob")
+        changed = data[:at] + b"vote: Aob" + data[at + len(b"vote: Bob"):]
+    else:  # a byte inside the first page's gzipped, chunked body (after its HTTP headers)
+        at = data.index(b"\r\n\r\n", data.index(b"WARC-Type: response")) + 4
+        at = data.index(b"\r\n\r\n", at) + 4 + 64
+        changed = data[:at] + bytes([data[at] ^ 1]) + data[at + 1:]
+    target = tmp_path / "changed.warc"
+    target.write_bytes(changed)
+    result = run("count", str(GAME), "--from-warc", str(target))
+    one_line_error(result, 3, "does not match its digest: the archive was altered")
+    assert "viewtopic.php?f=3&t=412" in result.stderr

@@ -1,0 +1,164 @@
+"""Issue 16: a count is final only when the thread it read is whole and is this thread.
+
+Each case ends with the right count or a one-line error and the README's exit code, never a
+wrong count with exit 0: a page missing from saved pages, a stray page of another topic among
+them, a board answering the game's URL with another topic, in phpBB's and Discuz's markup.
+(A crawl killed midway is in test_crawl.py, a store or WARC lacking a page in test_warc.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from typer.testing import CliRunner
+from werkzeug import Request, Response
+
+from tally.cli import app
+from tally.fetch import Fetcher
+
+ROOT = Path(__file__).resolve().parent.parent
+KIRA = ROOT / "fixtures" / "phpbb" / "kira-en"
+SPANISH = ROOT / "fixtures" / "phpbb" / "spanish-30"  # phpBB 3.0, topic 77
+TRIGGER = ROOT / "fixtures" / "discuz" / "trigger-utf8"  # Discuz! X3.4, tid 88231
+GBK = ROOT / "fixtures" / "discuz" / "gbk-old"  # Discuz! 7.2, GBK, tid 200440
+KIRA_AT = ["--fetched-at", "2016-01-18 03:10"]
+TRIGGER_AT = ["--fetched-at", "2026-11-20T04:00:00Z"]
+
+
+def run(*args: str, env: dict[str, str] | None = None):  # noqa: ANN201 - typer's result type
+    return CliRunner().invoke(app, list(args), env=env)
+
+
+def one_line_error(result, code: int, text: str) -> None:  # noqa: ANN001
+    assert result.exit_code == code, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tally: error: ") and text in lines[0], \
+        result.stderr
+    assert result.stdout == ""  # no count at all, not a count with a warning
+
+
+def folder_with(tmp_path: Path, source: Path, pages: list[str],
+                extra: dict[str, Path] | None = None) -> Path:
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    for name in pages:
+        shutil.copy(source / name, folder / name)
+    for name, path in (extra or {}).items():
+        shutil.copy(path, folder / name)
+    return folder
+
+
+# ---------------------------------------------------------------------------------------------
+# A missing saved page
+
+
+def test_saved_pages_without_page_two_are_no_count(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, KIRA, ["page-1.html", "page-3.html", "page-4.html"])
+    one_line_error(run("count", str(KIRA / "game.toml"), "--from", str(folder), *KIRA_AT), 3,
+                   "page 2 of 4 missing")
+
+
+def test_saved_pages_without_the_last_page_are_no_count(tmp_path: Path) -> None:
+    """Page 3 of Discuz's "1 / 3" was not saved: its votes would be lost."""
+    folder = folder_with(tmp_path, TRIGGER, ["page-1.html", "page-2.html"])
+    one_line_error(run("count", str(TRIGGER / "game.toml"), "--from", str(folder), *TRIGGER_AT),
+                   3, "page 3 of 3 missing")
+
+
+def test_a_missing_page_after_the_as_of_point_does_not_stop_the_count(tmp_path: Path) -> None:
+    """Counting as the thread stood before page 4's posts were written does not need page 4:
+    the count is the one of the whole thread at that point."""
+    folder = folder_with(tmp_path, KIRA, ["page-1.html", "page-2.html", "page-3.html"])
+    as_of = ["--as-of", "2016-01-17 12:00"]  # page 3 ends later than this
+    partial = run("count", str(KIRA / "game.toml"), "--from", str(folder), *KIRA_AT, *as_of,
+                  "-f", "json")
+    whole = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, *as_of,
+                "-f", "json")
+    assert partial.exit_code == whole.exit_code == 0, partial.output + whole.output
+    assert json.loads(partial.stdout)["counts"] == json.loads(whole.stdout)["counts"]
+
+
+# ---------------------------------------------------------------------------------------------
+# A page of another topic
+
+
+def test_a_stray_phpbb_page_of_another_topic_among_the_saved_pages(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, KIRA, [f"page-{n}.html" for n in range(1, 5)],
+                         {"topic-77.html": SPANISH / "page-1.html"})
+    result = run("count", str(KIRA / "game.toml"), "--from", str(folder), *KIRA_AT)
+    one_line_error(result, 4, "page 1 is from topic 77, not 412")
+    assert "topic-77.html" in result.stderr
+
+
+def test_a_stray_discuz_page_of_another_thread_among_the_saved_pages(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, TRIGGER, [f"page-{n}.html" for n in range(1, 4)],
+                         {"other.html": GBK / "page-2.html"})
+    result = run("count", str(TRIGGER / "game.toml"), "--from", str(folder), *TRIGGER_AT)
+    one_line_error(result, 4, "page 2 is from topic 200440, not 88231")
+    assert "other.html" in result.stderr
+
+
+def test_saved_pages_of_two_topics_without_a_game_url_name_the_stray_one(tmp_path: Path) -> None:
+    """--from-extra folders have no URL to hold their pages to: they must agree with each
+    other (the topic most pages state is the thread)."""
+    from tally import adapters, saved
+    from tally.errors import WrongThread
+
+    folder = folder_with(tmp_path, KIRA, [f"page-{n}.html" for n in range(1, 5)],
+                         {"topic-77.html": SPANISH / "page-1.html"})
+    with pytest.raises(WrongThread, match=r"topic-77\.html: page 1 is from topic 77, not 412"):
+        saved.read_saved_pages(folder, adapters.get("phpbb"), zone="UTC")
+
+
+def test_a_board_redirecting_the_game_url_to_another_topic(
+        tmp_path: Path, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game's topic was merged away: the board answers its URL with a redirect to another
+    topic's page. Online, that is exit 4 naming both topics, not "No votes yet"."""
+    monkeypatch.setitem(Fetcher.__init__.__kwdefaults__, "delay", 0.0)
+
+    def serve(request: Request) -> Response:
+        if request.args.get("t") == "412":
+            return Response("", status=302, headers={"Location": "/viewtopic.php?f=2&t=77"})
+        return Response((SPANISH / "page-1.html").read_bytes(),
+                        content_type="text/html; charset=UTF-8")
+
+    httpserver.expect_request("/viewtopic.php").respond_with_handler(serve)
+    game = tmp_path / "game.toml"
+    game.write_text((KIRA / "game.toml").read_text(encoding="utf-8").replace(
+        "https://forum.example.org", httpserver.url_for("").rstrip("/")), encoding="utf-8")
+    result = run("count", str(game), "--store", str(tmp_path / "s.sqlite"),
+                 env={"TALLY_NOW": "2016-01-18T03:10:00Z"})
+    one_line_error(result, 4, "page 1 is from topic 77, not 412")
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line: a bad value is exit 2 and says what is wrong with it
+
+
+def test_an_unknown_format_is_a_bad_command_line() -> None:
+    result = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "--format",
+                 "xml")
+    one_line_error(result, 2, "--format 'xml': unknown format (known: bbcode, markdown, jv, "
+                              "text, json)")
+    one_line_error(run("audit", str(KIRA / "game.toml"), "--from", str(KIRA), "-f", "xml"), 2,
+                   "--format 'xml': unknown format (known: text, json)")
+
+
+def test_an_as_of_that_is_no_time_says_so() -> None:
+    result = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "--as-of",
+                 "garbage")
+    one_line_error(result, 2, "--as-of 'garbage': the time cannot be read")
+    assert "not in the thread" not in result.stderr
+
+
+def test_an_as_of_post_may_be_written_as_its_link_shows_it() -> None:
+    by_id = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "--as-of",
+                "5013", "-f", "json")
+    by_anchor = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT,
+                    "--as-of", "#p5013", "-f", "json")
+    assert by_id.exit_code == by_anchor.exit_code == 0
+    assert by_id.stdout == by_anchor.stdout
