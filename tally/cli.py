@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from tally import __version__, times
-from tally.errors import EXIT_BUG, EXIT_NEEDS_GM, InputError, TallyError
+from tally.errors import EXIT_BUG, EXIT_NEEDS_GM, InputError, TallyError, UsageError
 from tally.game import Game
 from tally.model import Tally, Thread
 
@@ -111,19 +111,22 @@ def pick_day(game: Game, day: int | None, at: datetime) -> int:
 
 
 def parse_as_of(text: str | None, game: Game) -> tuple[datetime | None, str | None]:
-    """--as-of: a post id (digits, or anything that is not a time) or a time."""
+    """--as-of: a post id (its digits, as in the post's link: "5013", "p5013", "#p5013") or a
+    time; anything else is a bad command line (exit 2), never looked up as a post."""
     if text is None:
         return None, None
     raw = text.strip()
-    if raw.isdigit():
-        return None, raw
+    post = raw.lstrip("#").removeprefix("p")
+    if post.isdigit():
+        return None, post
     try:
         return times.parse_game_time(raw, game.timezone).utc, None
-    except InputError:
-        if any(c in raw for c in ":- "):
-            raise InputError(f"--as-of {raw!r}: neither a post id nor a time "
-                             "('YYYY-MM-DD HH:MM[:SS]' or ISO 8601)") from None
-        return None, raw
+    except InputError as exc:
+        if not str(exc).startswith("cannot read the time"):  # a DST gap or overlap: say which
+            raise UsageError(f"--as-of {raw!r}: {exc}") from None
+        raise UsageError(f"--as-of {raw!r}: the time cannot be read; give a post id (5013) or "
+                         "a time ('YYYY-MM-DD HH:MM[:SS]' in the game's zone, or ISO 8601 with "
+                         "an offset)") from None
 
 
 def _progress() -> tuple[Callable[[int, int | None], None] | None, Callable[[], None]]:
@@ -323,13 +326,20 @@ def count(
                                 "decision (unresolved names, a tie left to the GM)."),
 ) -> None:
     """Count a day's votes and print the tally post (and, in text/json, the GM report)."""
-    from tally.render import render
+    from tally.render import FORMATS, render
 
     with errors():
+        known_format(fmt, FORMATS)
         tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or (), warc)
         typer.echo(render(tally, fmt, public=public), nl=False)
         if strict and needs_gm(tally):
             raise typer.Exit(EXIT_NEEDS_GM)
+
+
+def known_format(fmt: str, known: Sequence[str]) -> None:
+    """An unknown --format is a bad command line (exit 2), found before anything is read."""
+    if fmt not in known:
+        raise UsageError(f"--format {fmt!r}: unknown format (known: {', '.join(known)})")
 
 
 def needs_gm(tally: Tally) -> bool:
@@ -360,8 +370,7 @@ def audit(
     """Say, for every post in the day's window, why it counted or not; with the snapshot store,
     what changed between its fetches (edit forensics)."""
     with errors():
-        if fmt not in ("text", "json"):
-            raise InputError(f"unknown audit format {fmt!r} (known: text, json)")
+        known_format(fmt, ("text", "json"))
         if from_snapshot is not None:
             given = [name for name, value in (("--day", day), ("--from", source),
                                               ("--from-extra", extra), ("--from-warc", warc),
