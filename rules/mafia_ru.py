@@ -93,9 +93,11 @@ def bare_nicks(readings: tuple[Reading, ...], ctx: Context) -> tuple[tuple[Readi
 def _nick(line: str, ctx: Context, longest: int) -> Action | None:
     written = line.strip()
     key = normalise(written)
-    if not key or len(key.split()) > longest:
+    if not key or len(key.split()) > longest + 4:
         return None
     match = ctx.extractor.roster.match(written)
+    if len(key.split()) > longest and not match.named:  # two nicks ("Алиса или Вова") go to the GM
+        return None
     if match.how == "unknown" or (match.how in ("mixed_script", "ambiguous") and match.runner_up is None):
         return None  # prose, not a nick
     return Action("vote", written=written, match=match, text=written)

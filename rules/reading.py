@@ -158,7 +158,8 @@ def _reading(ballot: Ballot, staff: Collection[str]) -> Reading:
     post = ballot.post
     written = ballot.actions or ballot.examples
     shown = (f"time shown: {post.time_text}",) if written else ()
-    evidence = shown + tuple(f"note: {n}" for n in post.notes)
+    evidence = shown + tuple(f"note: {n}" for n in post.notes) + tuple(
+        prose_evidence(line) for line in ballot.prose)
     if ballot.voter is None:  # only players vote, so nothing here is a vote (C4)
         who = ("posted by the GM (staff), who does not vote" if normalise(post.author) in staff
                else "posted by a non-player")
@@ -170,6 +171,11 @@ def _reading(ballot: Ballot, staff: Collection[str]) -> Reading:
         return Reading(ballot, (), evidence, silent="; ".join(examples))
     return Reading(ballot, tuple(Step(a) for a in ballot.actions), evidence, remarks=tuple(
         f"ignored {e}" for e in examples))
+
+
+def prose_evidence(line: str) -> str:
+    """Issue 13: a vote or revoke word inside a sentence is prose; the audit shows the line."""
+    return f"vote words inside a sentence, read as prose, not a command: {line!r}"
 
 
 def void_steps(reading: Reading, rule: str, reason: str,

@@ -4,14 +4,29 @@ Only `Body.own` is read: quotes, spoilers and code are someone else's words or h
 the adapters have already taken them out (C1). Every action on every line counts, in the order
 written ("unvote" then "vote: B" is two actions; K7).
 
-Forms, case-insensitive, anywhere on a line:
+Forms, case-insensitive:
 - strict: "<word>: X" (any colon, "：" too), "##vote X", "[vote]X[/vote]", the game's own regexes
   (`votes.patterns`, matched case-insensitively like the words).
   The target is whatever is written; an unknown name is kept for the GM (C2).
 - loose: "<word> X". It reads like prose ("I will vote later"), so it counts only when X resolves
   to a roster name (exact, alias, fuzzy, or a near miss the GM must see).
 A target runs to the end of its line or to the next vote word on it. A vote needs a target:
-"vote: ?" or a bare "vote" is not a vote.
+"vote: ?" or a bare "vote" is not a vote. One target names one player (tally.names): "vote:
+Alice or Bob" counts for nobody and goes to the GM.
+
+Where a command stands (issue 13). A revoke word, or a vote word without a colon, is a command
+only where a command is written:
+- at the start of a line, of a sentence (after ". ", "? ", "。"), of a bold span, or of a clause
+  opened by "but"/"so" ("Soy un fantasma pero voto a Ana"), list marks ("- ", "> ") and a
+  subject pronoun allowed before it ("I vote for Bob", "Je vote", "Yo voto", "Я голосую",
+  "我投票");
+- right after another command on the same line ("unvote, vote Bob", "取消投票，投票 X").
+Inside a sentence it is prose ("Why the unvote, José?", "I think we should vote Bob tomorrow",
+"你为什么取消投票"), and so is a question ("Unvote?", "¿Voto a Ana?"). A colon form ("vote: X",
+"投票：X"), the "##" form of any word ("##unvote", "##voto Ana"), a tag ("[vote]X[/vote]",
+"[unvote]") and the game's own patterns are commands wherever they stand; so is a Chinese vote
+word followed by a space ("投票 张三", the T-defaults format: Chinese prose has no spaces).
+Prose that would have cast or revoked is kept in `Ballot.prose` for the audit.
 
 A target that is a format placeholder of the language pack ("Voto: Nombre", "##vote PlayerName",
 "投票 X"; tally.syntax.placeholders) is a format example, not a vote, unless the roster has a
@@ -48,10 +63,11 @@ def _word_regex(word: str) -> str:
     which must stand alone: "票" is inside many compounds ("选票").
     """
     body = r"\s+".join(re.escape(part) for part in word.split())
+    # after "##" a word is the "##" form of itself ("##voto Ana"); after one "#" it is not a word
     if _is_cjk(word[0]):
-        left = r"(?<![\w#])" if len(word) == 1 else ""
+        left = r"(?:(?<![\w#])|(?<=##))" if len(word) == 1 else ""
     else:
-        left = r"(?<![\w#])"
+        left = r"(?:(?<![\w#])|(?<=##))"
     right = "" if _is_cjk(word[-1]) or not word[-1].isalnum() else r"(?!\w)"
     return left + body + right
 
@@ -69,10 +85,42 @@ def _names_nobody(match: NameMatch) -> bool:
 
 _REAL = frozenset({"exact", "alias", "resolution"})  # the roster really has that name
 
+# Issue 13: what may stand before a command on its line. A sentence ends at . ! ? … ; : followed
+# by a space (not "21.30"), or at CJK 。！？；：.
+_SENTENCE_BREAK = re.compile(r"[.!?…;:]+[\s\u00a0]+|[。！？；：]+\s*")
+# A clause opened by "but"/"so" starts afresh: "Soy un fantasma pero voto a Danielle", "ok so
+# vote Bob", "所以取消投票". Not "and", "y", "и": those join names and nouns too.
+_CLAUSE = re.compile(r"(?<!\w)(?:but|so|pero|así que|entonces|mais|donc|alors|но|так что|"
+                     r"поэтому|итак)\s+|(?:但是|所以|那么)", re.IGNORECASE)
+# List marks and brackets before a command ("- vote Bob", "> unvote", "«vote Bob»").
+_MARKS = " \t\u00a0-*•·>~–—«»\"“”'(（【[=+"
+# The subject a command may start with: "I vote", "Je vote", "Yo voto", "Я голосую", "我投票".
+_PRONOUN = re.compile(r"(?:i|je|j'|j’|yo|я|ich)\s+|我", re.IGNORECASE)
+# Between two commands on one line: "unvote, vote Bob", "unvote and vote Bob", "取消投票，投票 X".
+_CHAIN = re.compile(r"[\s\W]*(?:(?:and|then|y|luego|et|puis|и|потом|然后|再)[\s\W]*)?",
+                    re.IGNORECASE)
+# A question is not a command ("Unvote?", "¿Voto a Ana?").
+_QUESTION_END = re.compile(r"[^.!…;:。！；：\n]*?[?？]")
+
+
+def _is_question(text: str, start: int) -> bool:
+    """Whether the sentence holding text[start] is a question."""
+    line_start = text.rfind("\n", 0, start) + 1
+    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, line_start, start)]
+    opener = text.rfind("¿", breaks[-1] if breaks else line_start, start)
+    return opener >= 0 or _QUESTION_END.match(text, start) is not None
+
 
 @dataclass(frozen=True, slots=True)
 class _Example:
     """A vote phrase whose target is a format placeholder: "Voto: Nombre"."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Prose:
+    """A line whose vote or revoke word stands inside a sentence: prose, not a command."""
 
     text: str
 
@@ -84,6 +132,27 @@ class _Hit:
     kind: Literal["vote", "unvote"]
     strict: bool
     target: str | None = None  # set by tags and patterns; None: runs to the line's end
+    anywhere: bool = False  # a command wherever it stands: colon, "##", tag, pattern, "投票 X"
+
+
+def _starts(text: str, spans: tuple[str, ...]) -> tuple[int, ...]:
+    """Where the bold spans begin in `text` (a command may start a bold span)."""
+    starts: list[int] = []
+    at = 0
+    for span in spans:
+        found = text.find(span, at) if span.strip() else -1
+        if found >= 0:
+            starts.append(found + len(span) - len(span.lstrip()))
+            at = found + len(span)
+    return tuple(starts)
+
+
+def _line_of(text: str, start: int) -> str:
+    """The line holding text[start], stripped and cut short, for the audit."""
+    begin = text.rfind("\n", 0, start) + 1
+    end = text.find("\n", start)
+    line = text[begin:len(text) if end < 0 else end].strip()
+    return line if len(line) <= 100 else line[:99] + "…"
 
 
 def effective_syntax(game: Game, defaults: VoteSyntax | None) -> VoteSyntax:
@@ -124,12 +193,17 @@ class Extractor:
         # A post is mostly prose: a lookahead on the characters a vote word or tag can start
         # with lets the regex skip every other position at once (about 5x faster per post).
         firsts = {w.strip()[0] for w in (*syntax.unvote_words, *syntax.vote_words) if w.strip()}
-        lead = "".join(re.escape(c) for c in sorted(firsts | {"["}))
+        lead = "".join(re.escape(c) for c in sorted(firsts | {"[", "#"}))
+        # "[unvote]" (or "[unvote][/unvote]"): a one-word revoke written as a tag is a command
+        untags = "|".join(re.escape(w) for w in syntax.unvote_words
+                          if w.strip() and len(w.split()) == 1 and w[0].isalnum()) or _NEVER
         self._keywords = re.compile(
             rf"(?=[{lead}])(?:"
-            rf"(?P<unvote>{_alternation(syntax.unvote_words)})"
+            rf"\[(?P<untag>{untags})\](?:[ \t]*\[/(?P=untag)\])?"
+            rf"|(?P<hash>##)?(?P<unvote>{_alternation(syntax.unvote_words)})"
             rf"|\[(?P<tag>{tags})\][ \t]*(?P<tagtarget>[^\[\]\n]*?)[ \t]*\[/(?P=tag)\]"
-            rf"|(?P<vote>{_alternation(syntax.vote_words)})(?P<colon>[ \t]*[:：])?)",
+            rf"|(?P<vhash>##)?(?P<vote>{_alternation(syntax.vote_words)})"
+            rf"(?:(?P<colon>[ \t]*[:：])|(?P<space>(?<=[\u3040-\u9fff])[ \t]+))?)",
             re.IGNORECASE,
         )
         self._patterns = tuple(self._compile(p) for p in syntax.patterns)
@@ -158,18 +232,19 @@ class Extractor:
         if len(actions) == len(found):
             return Ballot(post=post, voter=voter, actions=actions)
         examples = tuple(f.text for f in found if isinstance(f, _Example))
-        return Ballot(post=post, voter=voter, actions=actions, examples=examples)
+        prose = tuple(dict.fromkeys(f.text for f in found if isinstance(f, _Prose)))
+        return Ballot(post=post, voter=voter, actions=actions, examples=examples, prose=prose)
 
     def actions(self, text: str, bold: tuple[str, ...] = ()) -> tuple[Action, ...]:
         """Vote actions in `text`, in order; with require_bold, in the bold spans only."""
         return tuple(f for f in self._found(text, bold) if isinstance(f, Action))
 
-    def _found(self, text: str, bold: tuple[str, ...]) -> list[Action | _Example]:
+    def _found(self, text: str, bold: tuple[str, ...]) -> list[Action | _Example | _Prose]:
         if not self.syntax.require_bold:
-            return self._span_actions(text)
-        found: list[Action | _Example] = []
+            return self._span_actions(text, _starts(text, bold))
+        found: list[Action | _Example | _Prose] = []
         for span in bold:
-            found += self._span_actions(span)
+            found += self._span_actions(span, ())
         return found
 
     # -- steps -------------------------------------------------------------------------------
@@ -177,15 +252,20 @@ class Extractor:
         """Every vote word, tag and pattern in `text`, left to right, overlaps dropped."""
         hits: list[_Hit] = []
         for m in self._keywords.finditer(text):
-            if m.group("unvote") is not None:
-                hits.append(_Hit(m.start(), m.end(), "unvote", True))
+            if m.group("untag") is not None:
+                hits.append(_Hit(m.start(), m.end(), "unvote", True, anywhere=True))
+            elif m.group("unvote") is not None:
+                hashed = m.group("hash") is not None or not m.group("unvote")[0].isalnum()
+                hits.append(_Hit(m.start(), m.end(), "unvote", True, anywhere=hashed))
             elif m.group("tag") is not None:
-                hits.append(_Hit(m.start(), m.end(), "vote", True, m.group("tagtarget")))
+                hits.append(_Hit(m.start(), m.end(), "vote", True, m.group("tagtarget"), True))
             else:
-                strict = m.group("colon") is not None or not m.group("vote")[0].isalnum()
-                hits.append(_Hit(m.start(), m.end(), "vote", strict))
+                strict = (m.group("colon") is not None or m.group("vhash") is not None
+                          or not m.group("vote")[0].isalnum())
+                hits.append(_Hit(m.start(), m.end(), "vote", strict,
+                                 anywhere=strict or m.group("space") is not None))
         for pattern in self._patterns:
-            hits += [_Hit(m.start(), m.end(), "vote", True, m.group("target") or "")
+            hits += [_Hit(m.start(), m.end(), "vote", True, m.group("target") or "", True)
                      for m in pattern.finditer(text)]
         if self._patterns:  # keyword hits never overlap each other; pattern hits may
             hits.sort(key=lambda h: (h.start, -h.end))
@@ -196,14 +276,20 @@ class Extractor:
             hits = kept
         return hits
 
-    def _span_actions(self, text: str) -> list[Action | _Example]:
+    def _span_actions(self, text: str, bold_starts: tuple[int, ...]) -> list[Action | _Example | _Prose]:
         hits = self._hits(text)
-        found: list[Action | _Example] = []
+        found: list[Action | _Example | _Prose] = []
+        chain = -1  # where a command chained to the previous one may start (issue 13)
         for i, hit in enumerate(hits):
             line_end = text.find("\n", hit.end)
             line_end = len(text) if line_end < 0 else line_end
+            command = hit.anywhere or self._in_command_place(text, hit.start, bold_starts, chain)
             if hit.kind == "unvote":
-                found.append(Action("unvote", text=text[hit.start:hit.end]))
+                if command:
+                    found.append(Action("unvote", text=text[hit.start:hit.end]))
+                    chain = hit.end
+                else:
+                    found.append(_Prose(_line_of(text, hit.start)))
                 continue
             end = hit.end
             target = hit.target
@@ -213,9 +299,32 @@ class Extractor:
             line_start = text.rfind("\n", 0, hit.start) + 1
             action = self._vote(target, hit.strict, text[hit.start:end].strip(),
                                 bool(self._joke.search(text, line_start, line_end)))
-            if action:
-                found.append(action)
+            if action is None:
+                continue
+            if not command:  # "I think we should vote Bob tomorrow": prose that names a player
+                if isinstance(action, Action):
+                    found.append(_Prose(_line_of(text, hit.start)))
+                continue
+            found.append(action)
+            # "vote Bob, unvote": a command may follow a vote whose target is just the name
+            chain = end if hit.target is not None or self.roster.is_name(target) else -1
         return found
+
+    def _in_command_place(self, text: str, start: int, bold_starts: tuple[int, ...],
+                          chain: int) -> bool:
+        """Whether a vote/revoke word at text[start] is written as a command (issue 13): first on
+        its line, sentence or bold span (list marks and a subject pronoun before it allowed), or
+        chained to the command before it on the line; never in a question."""
+        line_start = text.rfind("\n", 0, start) + 1
+        if chain >= line_start and _CHAIN.fullmatch(text, chain, start):
+            return not _is_question(text, start)
+        anchors = [line_start, *(b for b in bold_starts if line_start <= b <= start)]
+        anchors += [m.end() for m in _SENTENCE_BREAK.finditer(text, line_start, start)]
+        anchors += [m.end() for m in _CLAUSE.finditer(text, line_start, start)]
+        lead = text[max(anchors):start].lstrip(_MARKS)
+        if lead and not _PRONOUN.fullmatch(lead):
+            return False
+        return not _is_question(text, start)
 
     def _vote(self, target: str, strict: bool, phrase: str, joke: bool) -> Action | _Example | None:
         written = self._joke.sub(" ", target).strip()

@@ -140,6 +140,9 @@ class NameMatch:
     score: float = 100.0
     runner_up: str | None = None
     runner_up_score: float = 0.0
+    # every player a vote line names when it names more than one ("vote: Alice or Bob"): the vote
+    # counts for nobody and the GM decides (how = "ambiguous"; issue 13, tally.names)
+    named: tuple[str, ...] = ()
 
 
 ActionKind = Literal["vote", "unvote", "no_elimination"]
@@ -169,6 +172,9 @@ class Ballot:
     actions: tuple[Action, ...] = ()
     # vote phrases whose target is a format placeholder ("Voto: Nombre"): shown, never counted
     examples: tuple[str, ...] = ()
+    # lines whose vote or revoke word stands inside a sentence ("Why the unvote, José?"): prose,
+    # shown in the audit, never counted (issue 13, tally.extract)
+    prose: tuple[str, ...] = ()
 
     @property
     def is_vote_post(self) -> bool:

@@ -18,6 +18,15 @@ longer name ("es" is not "Jesse"). Written names shorter than 3 letters are neve
 A vote line often goes on after the name ("vote: Bob because he lied"): every tier tries the
 longest prefix of words first, then shorter ones; all prefixes go through the exact tiers before
 any goes through the fuzzy one, so a name written exactly always beats a guess.
+
+One name per vote (issue 13): after the name, the rest of the line up to a sentence break is
+read for a second player. A line that names two or more ("Alice Bob", "Alice, Bob", "Alice or
+Bob", "Alice o Bob", "Alice или Bob", "Alice 或 Bob", "Alice 还是 Bob") is ambiguous: it counts
+for nobody and `NameMatch.named` lists them for the GM. The second name is found by the exact
+tiers only (resolution, name, alias), or by the fuzzy one too after an alternative word ("or",
+"o", "ou", "или", "或", "还是", "/"). A second name followed directly by more words that are
+not a name starts a comment about that player: "vote: Alice, Bob never votes" is a vote for
+Alice. A name written with spaces ("Irene Adler") is one name: the longest name wins first.
 """
 
 from __future__ import annotations
@@ -35,6 +44,13 @@ from tally.game import Game, Player
 from tally.model import NameMatch
 
 _SPACE = re.compile(r"\s+")
+# Between two names on a vote line (compared in the normalised form). Alternatives make a list
+# whatever follows; the other separators make one only when the second name ends the clause.
+_ALTERNATIVES = frozenset({"or", "o", "u", "ou", "или", "либо", "或", "或者", "还是", "/", "|"})
+_JOINERS = frozenset({",", "、", "，", "&", "+", "and", "y", "e", "et", "и", "和", "与", "跟"})
+_BREAKS = frozenset({";", "；", ":", "：", "!", "！", "?", "？", "。", "…", "(", "（"})
+_SPLIT = ",/|&+;；:：!！?？。…()（）、，"  # split off as their own tokens (unless a name has one)
+_CJK_JOINERS = ("或者", "还是", "或", "和", "与", "跟", "、", "，")
 _BBCODE = re.compile(r"\[/?[a-z*]+(?:=[^\]\n]*)?\]", re.IGNORECASE)
 _MIN_FUZZY_LEN = 3  # too little evidence below this: "al" would score 84 against "alice"
 
@@ -115,6 +131,15 @@ def _skeleton(text: str) -> str:
     return text.translate(_CONFUSABLES)
 
 
+def _has_cjk(text: str) -> bool:
+    return any("\u3040" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
+
+
+def _ends_sentence(token: str) -> bool:
+    """"Moriarty." ends its sentence: nothing after it belongs to the vote's name list."""
+    return token in _BREAKS or (len(token) > 1 and token[-1] in ".…")
+
+
 # ---------------------------------------------------------------------------------------------
 # The roster
 
@@ -156,8 +181,12 @@ class Roster:
         self._skeletons: dict[str, list[tuple[str, str]]] = {}
         for key, name in self._keys:
             self._skeletons.setdefault(_skeleton(key), []).append((key, name))
-        self._max_words = max(len(key.split(" ")) for key in (*self._resolutions, *self._exact,
-                                                              *self._aliases))
+        every_key = (*self._resolutions, *self._exact, *self._aliases)
+        self._max_words = max(len(key.split(" ")) for key in every_key)
+        # separators are split off as tokens, except one a name is written with ("AC/DC")
+        split = "".join(c for c in _SPLIT if not any(c in key for key in every_key))
+        self._splitter = re.compile(f"([{re.escape(split)}])") if split else None
+        self._cjk_keys = sorted((k for k in every_key if _has_cjk(k)), key=len, reverse=True)
         self._staff = {normalise(s) for s in game.staff}
         self._holders = tuple(h for p in game.players for h in self._slot_holders(p))
         # The holders by account id and by name, in roster order: `voter` runs for every post,
@@ -215,21 +244,113 @@ class Roster:
         return found
 
     def _match(self, written: str) -> NameMatch:
-        words = normalise(_BBCODE.sub(" ", written)).split(" ")
-        longest = min(len(words), self._max_words + 1)
-        prefixes = [p for n in range(longest, 0, -1) if (p := normalise(" ".join(words[:n])))]
-        for prefix in prefixes:
+        tokens = self._tokens(written)
+        first, used = self._first(written, tokens)
+        if first.player is None:
+            return first
+        named = self._listed(tokens, used, first.player)
+        if len(named) < 2:
+            return first
+        # Issue 13: two players on one vote line; only the GM can say which, if either, was meant.
+        return NameMatch(written, None, "ambiguous", first.score, first.player, first.score, named)
+
+    def _tokens(self, written: str) -> list[str]:
+        """The normalised words of `written`, separators and CJK name lists split apart."""
+        key = normalise(_BBCODE.sub(" ", written))
+        if self._splitter is not None:
+            key = self._splitter.sub(r" \1 ", key)
+        tokens = key.split()
+        if self._cjk_keys and _has_cjk(key):
+            tokens = [piece for token in tokens for piece in self._segment(token)]
+        return tokens or [""]
+
+    def _segment(self, token: str) -> list[str]:
+        """"张三或李四" -> 张三, 或, 李四: Chinese writes a list without spaces. A name is split off
+        only when a joiner or another name follows it ("张三丰" stays one word)."""
+        pieces: list[str] = []
+        rest = token
+        while rest and rest not in self._exact and rest not in self._aliases:
+            name = next((k for k in self._cjk_keys if rest.startswith(k) and len(rest) > len(k)
+                         and (rest[len(k):].startswith(_CJK_JOINERS)
+                              or any(rest[len(k):].startswith(o) for o in self._cjk_keys))), None)
+            if name is None:
+                break
+            pieces.append(name)
+            rest = rest[len(name):]
+            joiner = next((j for j in _CJK_JOINERS if rest.startswith(j)), "")
+            if joiner:
+                pieces.append(joiner)
+                rest = rest[len(joiner):]
+        return pieces + ([rest] if rest else [])
+
+    def _prefixes(self, tokens: list[str], start: int = 0) -> list[tuple[int, str]]:
+        """(words used, comparison form) of the word prefixes from `start`, longest first; a
+        prefix never ends on a separator ("alice ," is "alice")."""
+        longest = min(len(tokens) - start, self._max_words + 1)
+        return [(n, p) for n in range(longest, 0, -1)
+                if normalise(last := tokens[start + n - 1])
+                and (n == 1 or (last not in _ALTERNATIVES and last not in _JOINERS))
+                and (p := normalise(" ".join(tokens[start:start + n])))]
+
+    def _first(self, written: str, tokens: list[str]) -> tuple[NameMatch, int]:
+        """The name a vote line starts with and how many words it used."""
+        prefixes = self._prefixes(tokens)
+        for used, prefix in prefixes:
             exact = self._exact_tiers(written, prefix)
             if exact:
-                return exact
+                return exact, used
         best: NameMatch | None = None
-        for prefix in prefixes:
+        for used, prefix in prefixes:
             found = self._lookalike(written, prefix) or self._fuzzy(written, prefix)
             if found.how != "unknown":
-                return found
+                return found, used
             if best is None or found.runner_up_score > best.runner_up_score:
                 best = found
-        return best or NameMatch(written, None, "unknown", 0.0)
+        return best or NameMatch(written, None, "unknown", 0.0), 0
+
+    def _listed(self, tokens: list[str], used: int, first: str) -> tuple[str, ...]:
+        """The players named from the first one on, up to a sentence break (issue 13)."""
+        named = [first]
+        at = used
+        while at < len(tokens) and not _ends_sentence(tokens[at - 1]):
+            explicit = False
+            while at < len(tokens) and (tokens[at] in _ALTERNATIVES or tokens[at] in _JOINERS):
+                explicit = explicit or tokens[at] in _ALTERNATIVES
+                at += 1
+            if at == len(tokens) or tokens[at] in _BREAKS:
+                break
+            player, width = self._named_at(tokens, at, fuzzy=explicit)
+            if player is None:
+                break
+            after = at + width
+            ends = (after == len(tokens) or _ends_sentence(tokens[after - 1])
+                    or tokens[after] in _ALTERNATIVES or tokens[after] in _JOINERS
+                    or tokens[after] in _BREAKS)
+            if not explicit and not ends:
+                break  # "Alice, Bob never votes": the second name begins a comment
+            if player not in named:
+                named.append(player)
+            at = after
+        return tuple(named)
+
+    def _named_at(self, tokens: list[str], start: int, fuzzy: bool) -> tuple[str | None, int]:
+        """A player named exactly (or, with `fuzzy`, clearly misspelt) at tokens[start:]."""
+        prefixes = self._prefixes(tokens, start)
+        for used, prefix in prefixes:
+            found = self._exact_tiers(prefix, prefix)
+            if found is not None and found.player is not None:
+                return found.player, used
+        if fuzzy:
+            for used, prefix in prefixes:
+                found = self._fuzzy(prefix, prefix)
+                if found.player is not None:
+                    return found.player, used
+        return None, 0
+
+    def is_name(self, written: str) -> bool:
+        """Whether `written` is, as a whole, a name the roster knows (exact, alias, resolution)."""
+        found = self._exact_tiers(written, normalise(_BBCODE.sub(" ", written)))
+        return found is not None and found.player is not None
 
     def _exact_tiers(self, written: str, key: str) -> NameMatch | None:
         if key in self._resolutions:

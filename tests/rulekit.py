@@ -124,3 +124,20 @@ def verdict(t: Tally, number: int) -> Verdict:
 
 def counts(t: Tally) -> list[tuple[str, int, tuple[str, ...]]]:
     return [(c.player, c.votes, c.voters) for c in t.counts]
+
+
+# -- posts as players write them ------------------------------------------------------------------
+
+def read(g: Game, rows: Sequence[tuple[str, str, str]]) -> list[Ballot]:
+    """Ballots read from (author, "HH:MM:SS", text) with the preset's own vote syntax, so that a
+    test of the vote grammar (tally.extract) asserts counted numbers and verdict reasons."""
+    from tally.extract import Extractor
+
+    extractor = Extractor(g, rules.get(g.preset).syntax)
+    return [extractor.ballot(post(n, author, clock, text))
+            for n, (author, clock, text) in enumerate(rows, start=1)]
+
+
+def judge_text(g: Game, rows: Sequence[tuple[str, str, str]]) -> Tally:
+    """`judge` for posts written as text (see `read`), at the day's deadline."""
+    return rules.get(g.preset).judge(read(g, rows), g, g.days[0], DEADLINE + timedelta(hours=1), {})

@@ -79,7 +79,9 @@ def test_ballot_by_staff_has_no_voter() -> None:
     "[VOTE] Bob [/vote]",
     "Long day. I think it is him.\nvote: Bob",
     "ok so vote Bob, he lied",
+    "He lied. Vote Bob, he lied",
     "I vote for Bob",
+    "- vote Bob",
 ])
 def test_each_english_vote_form(text: str) -> None:
     actions = EN.actions(text)
@@ -339,3 +341,49 @@ def test_C4_loose_form_is_an_example_only_when_the_whole_target_is_a_placeholder
     ballot = EN.ballot(make_post("I vote name your suspect before Friday"))
     assert (ballot.actions, ballot.examples) == ((), ())
     assert summary(EN.actions("Xavier said vote: Alice")) == [("vote", "Alice")]
+
+
+# -- issue 13: a command is written as a command -------------------------------------------------
+
+def test_a_command_may_start_a_bold_span_inside_a_line() -> None:
+    post = make_post("After all that, vote Bob and be done", bold=("vote Bob",))
+    assert summary(EN.ballot(post).actions) == [("vote", "Bob")]
+    plain = EN.ballot(make_post("After all that, vote Bob and be done"))
+    assert (plain.actions, plain.prose) == ((), ("After all that, vote Bob and be done",))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("unvote, vote Carol", [("unvote", None), ("vote", "Carol")]),
+    ("Unvote and vote Carol", [("unvote", None), ("vote", "Carol")]),
+    ("vote Bob because unvote is for cowards", [("vote", "Bob")]),  # not chained: prose after it
+    ("[unvote][/unvote] [vote]Carol[/vote]", [("unvote", None), ("vote", "Carol")]),
+])
+def test_commands_chained_on_one_line(text: str, expected: list[tuple[str, str | None]]) -> None:
+    assert summary(EN.actions(text)) == expected
+
+
+@pytest.mark.parametrize("extractor, text", [
+    (ES, "Luis, ¿por qué retiras tu voto?"),
+    (ES, "No sé si desvoto o no, ya veremos"),
+    (FR, "Pourquoi dévote-t-il ?"),
+    (RU, "Зачем ты снимаешь голос?"),
+    (RU, "Он думает, что я снимаю голос"),
+    (ZH, "你为什么取消投票"),
+    (EN, "Why the unvote, José?"),
+    (EN, "Unvote? No way."),
+])
+def test_a_revoke_word_inside_a_sentence_is_prose(extractor: Extractor, text: str) -> None:
+    assert extractor.actions(text) == ()
+
+
+@pytest.mark.parametrize("extractor, text", [
+    (ES, "##desvoto"), (ES, "Bueno. Desvoto"), (FR, "[dévote]"), (RU, "Я снимаю голос"),
+    (ZH, "我取消投票"), (ZH, "想了想。取消投票"),
+])
+def test_a_revoke_written_as_a_command(extractor: Extractor, text: str) -> None:
+    assert summary(extractor.actions(text)) == [("unvote", None)]
+
+
+def test_the_hash_form_serves_every_pack() -> None:
+    assert summary(ES.actions("entonces ##voto Ana")) == [("vote", "Ana")]
+    assert summary(RU.actions("ну ладно ##голос Вова")) == [("vote", "Вова")]

@@ -27,6 +27,8 @@ def describe_match(m: NameMatch) -> str:
         return f"name: {m.written!r} -> {m.player} (fuzzy, score {m.score:.0f}{runner})"
     if m.how == "ignored":
         return f"name: {m.written!r} ignored by the GM's resolutions"
+    if m.named:  # several players on one vote line (issue 13): no "closest" to suggest
+        return f"name: {m.written!r} -> ambiguous, names {', '.join(m.named)}"
     guess = f"; closest {m.runner_up} {m.runner_up_score:.0f}" if m.runner_up else ""
     label = {"ambiguous": "ambiguous", "unknown": "no player", "mixed_script": "mixes scripts"}[m.how]
     return f"name: {m.written!r} -> {label}{guess}"
