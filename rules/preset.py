@@ -32,6 +32,7 @@ from tally.game import CORE_EVENT_KINDS, Day, Game, VoteSyntax
 from tally.model import Finding, Post, Tally, Thread
 from tally.rules.change import Tallying
 from tally.rules.reading import Context, Reading, Stage, as_at, readings_of
+from tally.syntax import grammar_notes
 
 Opts = TypeVar("Opts")
 
@@ -95,8 +96,9 @@ class Preset(Generic[Opts]):
         """`others`: the game's other threads, cut to the day's window; only `activity` reads
         them, and a preset without one ignores them."""
         options = self.options(game)
+        notes = self.notes(options) + grammar_notes(game.votes.language or self.syntax.language)
         ctx = Context(game=game, day=day, as_of=as_of, history=history, preset=self.name,
-                      syntax=self.syntax, notes=self.notes(options))
+                      syntax=self.syntax, notes=notes)
         readings, findings = as_at(readings_of(ballots, game), ctx)
         for stage in self.validity(options):
             readings, found = stage(readings, ctx)

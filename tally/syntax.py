@@ -104,3 +104,35 @@ def pack(name: str, *, no_elimination: bool = False) -> VoteSyntax:
     if no_elimination:
         syntax = replace(syntax, no_elimination=NO_ELIMINATION[name])
     return syntax
+
+
+# Examples for the preset defaults notes of the vote grammar (issue 13), per pack: a command, a
+# sentence that only mentions the word, a line that names two players, and a comment after one.
+_GRAMMAR_EXAMPLES: dict[str, tuple[str, str, str, str]] = {
+    "en": ("'unvote', 'I vote for Bob'", "'Why the unvote, José?'", "'vote: Alice or Bob'",
+           "'vote: Alice, Bob never votes'"),
+    "es": ("'Retiro mi voto', 'Voto a Ana'", "'No sé por qué dices que retiro mi voto'",
+           "'Voto: Ana o Luis'", "'Voto: Ana, Luis nunca vota'"),
+    "fr": ("'Je retire mon vote', 'Je vote pour Luc'", "'Tu crois que je retire mon vote ?'",
+           "'vote: Luc ou Zoé'", "'vote: Luc, Zoé ne vote jamais'"),
+    "ru": ("'Снимаю голос', 'Голосую за Вову'", "'Думаешь, я снимаю голос?'",
+           "'Голос: Алиса или Вова'", "'Голос: Алиса, Вова никогда не голосует'"),
+    "zh": ("'取消投票', '投票 张三'", "'你为什么取消投票'", "'投票：张三或李四'",
+           "'投票：张三，李四从来不投票'"),
+}
+
+
+def grammar_notes(language: str | None) -> tuple[str, ...]:
+    """What the vote grammar assumes where no rulebook says how votes are written (issue 13),
+    for the GM report's preset defaults, with the pack's own examples."""
+    command, prose, two, comment = _GRAMMAR_EXAMPLES.get(language or "en", _GRAMMAR_EXAMPLES["en"])
+    return (
+        (f"vote grammar (default): a revoke, or a vote word without a colon, is a command at the "
+         f"start of a line, sentence, bold span or 'but'/'so' clause ({command}); inside a "
+         f"sentence or in a question it is prose and changes nothing ({prose}); colon forms, "
+         f"'##' forms and tags are commands wherever they stand"),
+        (f"C2 (default): a vote line naming two or more players before a sentence break "
+         f"({two}) counts for nobody and goes to the GM with the names; a second name followed "
+         f"directly by more words begins a comment, and the vote counts for the first "
+         f"({comment})"),
+    )

@@ -17,6 +17,7 @@ from rulekit import counts, game, judge_text, verdict
 
 from tally.game import VoteSyntax
 from tally.model import Tally
+from tally.render.gmreport import render_gm
 
 KIRA = ("Alice", "Bob", "Carol", "Dan", "Eve")
 ESPIA = ("Ana", "Luis", "Irene Adler", "Watson")
@@ -293,3 +294,24 @@ def test_zh_a_comment_after_the_name_keeps_the_vote() -> None:
     assert counts(t) == [("李四", 1, ("张三",))]
     assert held(t) == []
 
+
+# -- the preset defaults say the grammar, with the pack's own examples ----------------------------
+
+@pytest.mark.parametrize("preset, players, example", [
+    ("kira", KIRA, "'vote: Alice, Bob never votes'"),
+    ("espia", ESPIA, "'Voto: Ana o Luis'"),
+    ("mafia-ru", RU, "'Голос: Алиса или Вова'"),
+    ("trigger-cn", ZH, "'你为什么取消投票'"),
+])
+def test_the_gm_report_lists_the_grammar_defaults(preset: str, players: tuple[str, ...],
+                                                  example: str) -> None:
+    t = judge_text(game(preset, players=players), [])
+    report = render_gm(t)
+    assert "Preset defaults in force:" in report
+    assert example in report
+    assert sum(n.startswith(("vote grammar (default)", "C2 (default)")) for n in t.notes) == 2
+
+
+def test_the_game_files_language_picks_the_examples() -> None:
+    t = judge_text(fr_game(), [])
+    assert any("'vote: Luc ou Zoé'" in n for n in t.notes)
