@@ -99,8 +99,9 @@ _PRONOUN = re.compile(r"(?:i|je|j'|j’|yo|я|ich)\s+|我", re.IGNORECASE)
 # Between two commands on one line: "unvote, vote Bob", "unvote and vote Bob", "取消投票，投票 X".
 _CHAIN = re.compile(r"[\s\W]*(?:(?:and|then|y|luego|et|puis|и|потом|然后|再)[\s\W]*)?",
                     re.IGNORECASE)
-# A question is not a command ("Unvote?", "¿Voto a Ana?").
-_QUESTION_END = re.compile(r"[^.!…;:。！；：\n]*?[?？]")
+# A question is not a command ("Unvote?", "¿Voto a Ana?"); a question after a comma is the
+# reason given for one ("unvote, why would I keep it?").
+_QUESTION_END = re.compile(r"[^.!…;:。！；：,，\n]*?[?？]")
 
 
 def _is_question(text: str, start: int) -> bool:

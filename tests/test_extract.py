@@ -357,6 +357,7 @@ def test_a_command_may_start_a_bold_span_inside_a_line() -> None:
     ("Unvote and vote Carol", [("unvote", None), ("vote", "Carol")]),
     ("vote Bob because unvote is for cowards", [("vote", "Bob")]),  # not chained: prose after it
     ("[unvote][/unvote] [vote]Carol[/vote]", [("unvote", None), ("vote", "Carol")]),
+    ("unvote, why would I keep it?", [("unvote", None)]),  # the question is the reason
 ])
 def test_commands_chained_on_one_line(text: str, expected: list[tuple[str, str | None]]) -> None:
     assert summary(EN.actions(text)) == expected
