@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Game
-from tally.model import Count, Finding, Outcome, OutcomeResult, Tally
+from tally.model import Count, Finding, Outcome, OutcomeResult, Tally, msg
 from tally.rules import validity as v
 from tally.rules.change import settle
 from tally.rules.espia_alcalde import (
@@ -37,7 +37,16 @@ from tally.rules.espia_alcalde import (
 from tally.rules.espia_change import first_vote_stands, voided_by_change
 from tally.rules.espia_sacerdote import immunities, protection_claims, sacerdote_findings
 from tally.rules.espia_tramposo import tramposo, with_tricks
-from tally.rules.outcome import draw, draw_seed, piles, tally
+from tally.rules.outcome import (
+    already_dead,
+    draw,
+    draw_seed,
+    drawn,
+    most_votes,
+    piles,
+    tally,
+    tie_between,
+)
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage
 from tally.syntax import pack
@@ -78,28 +87,30 @@ def espia_outcome(counts: tuple[Count, ...], ctx: Context, o: EspiaOptions,
     """E2: the most voted dies; E9: a tie goes to the option `tiebreak` (default: the GM)."""
     top = [c for c in counts if counts and c.votes == counts[0].votes and c.votes > 0]
     if not top:
-        return Outcome("none", None, "E2", "no votes"), None
+        return Outcome("none", None, "E2", msg("no votes")), None
     votes = top[0].votes
     tied = tuple(c.player for c in top) if len(top) > 1 else ()
     seed = None
-    chosen, detail, rule = top[0].player, f"most votes ({votes})", "E2"
+    chosen, detail, rule = top[0].player, most_votes(votes), "E2"
     if tied:
-        head = f"tie at {votes} votes between {', '.join(tied)}"
+        head = tie_between(votes, tied)
         if o.tiebreak == "gm":
-            return Outcome("tie", None, "E9", f"{head}: the GM decides", tied), None
+            return Outcome("tie", None, "E9", msg("{head}: the GM decides", head=head), tied), None
         if o.tiebreak == "none":
-            return Outcome("none", None, "E9", f"{head}: nobody dies (game file)", tied), None
+            return Outcome("none", None, "E9", msg("{head}: nobody dies (game file)", head=head),
+                           tied), None
         seed = draw_seed(ctx)
         chosen, rule = draw(tied, seed), "E9"
-        detail = f"{head}: random draw with seed {seed} picks {chosen}"
+        detail = drawn(head, seed, chosen)
     died = ctx.life.death(chosen, ctx.cutoff)
     if died is not None:
-        return Outcome("none", None, rule, f"{detail}; {chosen} is already dead (died "
-                       f"{ctx.clock(died)})", tied), seed
+        return Outcome("none", None, rule, already_dead(detail, chosen, ctx.clock(died)),
+                       tied), seed
     spared = shield(chosen)
     if spared is not None:
         result, why = spared
-        return Outcome(result, None, "E5", f"{chosen} has {detail}; {why}", tied), seed
+        return Outcome(result, None, "E5", msg("{player} has {detail}; {why}", player=chosen,
+                                               detail=detail, why=why), tied), seed
     return Outcome("eliminated", chosen, rule, detail, tied), seed
 
 
@@ -116,8 +127,9 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: EspiaOptions,
         claim = claimed.get(player)
         if claim is None:
             return None
-        return "undecided", (f"the Sacerdote's protection of {player} is claimed in post "
-                             f"{claim.post.id}: the GM announces whether he dies (6.4B)")
+        return "undecided", msg("the Sacerdote's protection of {player} is claimed in post "
+                                "{post}: the GM announces whether he dies (6.4B)", player=player,
+                                post=claim.post.id)
 
     protected, sacerdote = sacerdote_findings(said, ctx)
     immune, nota2 = immunities(ctx)
@@ -143,11 +155,14 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: EspiaOptions,
     gm_counts = with_tricks(tuple(p.count for p in piles(redirected(settlement, told), readings)), tricks)
     gm_outcome, _ = espia_outcome(gm_counts, ctx, o, gm_shield)
     gm_outcome = redirect_outcome(gm_outcome, told)
-    for rule, role, fate in (("Nota 1", "Sacerdote", "dies with the most voted"), ("Nota 5", "Alcalde", "dies")):
+    for rule, role, fate in (("Nota 1", "Sacerdote", msg("dies with the most voted")),
+                             ("Nota 5", "Alcalde", msg("dies"))):
         fakes = dict.fromkeys(f.player for f in sacerdote + told.findings if rule in f.message and f.player)
         if fakes:
-            gm_outcome = replace(gm_outcome, detail=f"{gm_outcome.detail}; {', '.join(fakes)} "
-                                 f"posed as the {role}: {fate} ({rule})")
+            gm_outcome = replace(gm_outcome, detail=msg(
+                "{detail}; {players} posed as the {role}: {fate} ({rule})",
+                detail=gm_outcome.detail, players=tuple(p for p in fakes if p), role=role,
+                fate=fate, rule=rule))
     verdicts = redirect_verdicts(settlement.verdicts, settlement, readings, seen)
     result = tally(ctx, readings, verdicts, found, outcome,
                    findings + quiet + sacerdote + nota2 + secret + told.findings, living, absent, seed=seed)

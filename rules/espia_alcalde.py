@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
 from tally import times
-from tally.model import Finding, Outcome, Post, Verdict
+from tally.model import Finding, Outcome, Post, Verdict, msg, msg_clauses
 from tally.rules.change import Settlement
 from tally.rules.espia_change import standing_before
 from tally.rules.espia_claims import Claim, claims, holder
@@ -126,8 +126,8 @@ def redirection(said: tuple[Claim, ...], readings: tuple[Reading, ...], ctx: Con
 
         if gm and alcalde is None:
             results.append((claim, "the game file names no Alcalde"))
-            pending.append(f"post {post.id}: the game file names no Alcalde (players.role): "
-                           "the GM checks the redirect")
+            pending.append(msg("post {post}: the game file names no Alcalde (players.role): "
+                               "the GM checks the redirect", post=post.id))
             note("; the game file names no Alcalde (players.role): the GM checks the claim", needs_gm=True)
             continue
         if (gm and who != alcalde) or (not gm and revealed and who not in revealed):
@@ -156,8 +156,8 @@ def redirection(said: tuple[Claim, ...], readings: tuple[Reading, ...], ctx: Con
         elif who in revealed:
             why, margin = _lead(claim, readings, ctx, precision, in_force, tricks)
             if not gm and abs(margin) < _SURE:
-                pending.append(f"post {post.id}: the Tramposo's secret votes may change whether "
-                               f"{who} leads the vote (Tip 2)")
+                pending.append(msg("post {post}: the Tramposo's secret votes may change whether "
+                                   "{player} leads the vote (Tip 2)", post=post.id, player=who))
         results.append((claim, why))
         if why is not None:
             note(f": void: {why}; it uses one of his two redirects (Tip 2)",
@@ -165,8 +165,8 @@ def redirection(said: tuple[Claim, ...], readings: tuple[Reading, ...], ctx: Con
             continue
         in_force = claim
         if not gm and who not in revealed:
-            pending.append(f"post {post.id}: {who} was not revealed as the Alcalde before it: "
-                           "the GM confirms the redirect (Nota 5)")
+            pending.append(msg("post {post}: {player} was not revealed as the Alcalde before it: "
+                               "the GM confirms the redirect (Nota 5)", post=post.id, player=who))
         note(f": the real Alcalde: every vote, cast and to come, goes to {claim.target}")
         caveat = justiciero_caveat(who, ctx, "it", "the redirect")
         if caveat is not None:
@@ -187,9 +187,12 @@ def redirect_outcome(outcome: Outcome, r: Redirection) -> Outcome:
     """The outcome with the redirect in force named, waiting for the GM when this view must."""
     detail = outcome.detail
     if r.in_force is not None:
-        detail += f"; all votes redirected to {r.in_force.target} in post {r.in_force.post.id} (E7)"
+        detail = msg("{detail}; all votes redirected to {player} in post {post} (E7)",
+                     detail=detail, player=r.in_force.target or "", post=r.in_force.post.id)
     if r.pending:
-        return Outcome("undecided", None, "E7", f"{detail}; pending the GM: {'; '.join(r.pending)}",
+        return Outcome("undecided", None, "E7", msg("{detail}; pending the GM: {pending}",
+                                                    detail=detail,
+                                                    pending=msg_clauses(*r.pending)),
                        outcome.tied)
     return replace(outcome, detail=detail)
 

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tally.model import Finding, Outcome, Tally
+from tally.model import Finding, Message, Outcome, Tally, msg, msg_n
 from tally.rules import change
 from tally.rules import validity as v
 from tally.rules.change import settle
-from tally.rules.outcome import Pile, draw, draw_seed, leaders, not_voting, piles, tally
+from tally.rules.outcome import (
+    Pile,
+    draw,
+    draw_seed,
+    drawn,
+    leaders,
+    most_votes,
+    not_voting,
+    piles,
+    tally,
+    tie_between,
+)
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage
 from tally.syntax import pack
@@ -47,36 +58,41 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: KiraOptions,
 def kira_outcome(found: tuple[Pile, ...], ctx: Context, threshold: int) -> tuple[Outcome, str | None]:
     top = leaders(found)
     if not top or top[0].count.votes < threshold:  # K9
-        most = (f"most: {', '.join(p.count.player for p in top)} with {top[0].count.votes}"
-                if top else "no votes")
-        return Outcome("none", None, "K9", f"nobody has {threshold} votes ({most})"), None
+        most = (msg("most: {players} with {votes}", players=tuple(p.count.player for p in top),
+                    votes=top[0].count.votes) if top else msg("no votes"))
+        return Outcome("none", None, "K9", msg_n("nobody has {n} votes ({most})",
+                                                 "nobody has {n} votes ({most})",
+                                                 n=threshold, most=most)), None
     chosen, detail, seed = _tiebreak(top, ctx)
     tied = tuple(p.count.player for p in top) if len(top) > 1 else ()
     died = ctx.life.death(chosen, ctx.cutoff)
     if died is not None:  # K11: killing a dead player has no effect
-        return Outcome("none", None, "K11", f"{chosen} is picked ({detail}) but already dead "
-                       f"(died {ctx.clock(died)}): nothing happens", tied), seed
+        return Outcome("none", None, "K11", msg("{player} is picked ({detail}) but already dead "
+                                                "(died {when}): nothing happens", player=chosen,
+                                                detail=detail, when=ctx.clock(died)), tied), seed
     return Outcome("eliminated", chosen, "K10", detail, tied), seed  # K13: one kill at most
 
 
-def _tiebreak(top: tuple[Pile, ...], ctx: Context) -> tuple[str, str, str | None]:
+def _tiebreak(top: tuple[Pile, ...], ctx: Context) -> tuple[str, Message, str | None]:
     """K10: most votes; tie: the earliest LAST standing vote loses; still tied: a seeded draw."""
     votes = top[0].count.votes
     if len(top) == 1:
-        return top[0].count.player, f"most votes ({votes})", None
-    names = ", ".join(p.count.player for p in top)
+        return top[0].count.player, most_votes(votes), None
+    names = tuple(p.count.player for p in top)
     earliest = min(p.last_time for p in top)
     first = [p for p in top if p.last_time == earliest]
     if len(first) == 1:
         pile = first[0]
-        return pile.count.player, (f"tie at {votes} votes between {names}: {pile.count.player}'s "
-                                   f"last standing vote (post {pile.last_post}, "
-                                   f"{ctx.clock(pile.last_time)}) is the earliest"), None
+        return pile.count.player, msg("{head}: {player}'s last standing vote (post {post}, "
+                                      "{when}) is the earliest", head=tie_between(votes, names),
+                                      player=pile.count.player, post=pile.last_post,
+                                      when=ctx.clock(pile.last_time)), None
     seed = draw_seed(ctx)
     pick = draw([p.count.player for p in first], seed)
-    at = ", ".join(p.count.player for p in first)
-    return pick, (f"tie at {votes} votes between {names}; last votes of {at} at the same time "
-                  f"({ctx.clock(earliest)}): random draw with seed {seed} picks {pick}"), seed
+    at = tuple(p.count.player for p in first)
+    same = msg("{head}; last votes of {players} at the same time ({when})",
+               head=tie_between(votes, names), players=at, when=ctx.clock(earliest))
+    return pick, drawn(same, seed, pick), seed
 
 
 def notes(o: KiraOptions) -> tuple[str, ...]:

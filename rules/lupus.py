@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
-from tally.model import Finding, Outcome, Tally
+from tally.model import Finding, Outcome, Tally, msg, msg_clauses, msg_n
 from tally.rules import validity as v
 from tally.rules.change import settle
 from tally.rules.outcome import Pile, not_voting, piles, tally
@@ -174,21 +174,25 @@ def choose(ranked: list[tuple[str, int]], places: int, ctx: Context) -> Choice:
         group = [p for p, n in ranked if n == votes]
         if len(group) <= room:
             chosen += group
-            why.append(f"{', '.join(group)} with {votes} vote{'s' if votes != 1 else ''}")
+            why.append(msg_n("{players} with {n} vote", "{players} with {n} votes",
+                             players=tuple(group), n=votes))
             continue
-        head = f"{', '.join(group)} tied at {votes}"
+        head = msg("{players} tied at {votes}", players=tuple(group), votes=votes)
         card = holder(ctx)
         if card is None:
             return Choice(tuple(chosen), tuple(why), tuple(group),
-                          f"{head}: no holder of {CARD} in the game file (a bienvenido event)")
+                          msg("{head}: no holder of {card} in the game file (a bienvenido event)",
+                              head=head, card=CARD))
         distance = {p: clockwise(ctx, card, p) for p in group + [card]}
         unseated = [p for p, d in distance.items() if d is None]
         if unseated:
             return Choice(tuple(chosen), tuple(why), tuple(group),
-                          f"{head}: no seat for {', '.join(unseated)} in the game file (players.seat)")
+                          msg("{head}: no seat for {players} in the game file (players.seat)",
+                              head=head, players=tuple(unseated)))
         won = sorted(group, key=lambda p: distance[p] or 0)[:room]
         chosen += won
-        why.append(f"{head}: {', '.join(won)} sits closest to {card} ({CARD}) counting clockwise")
+        why.append(msg("{head}: {players} sits closest to {holder} ({card}) counting clockwise",
+                       head=head, players=tuple(won), holder=card, card=CARD))
         return Choice(tuple(chosen), tuple(why), tuple(group))
     return Choice(tuple(chosen), tuple(why))
 
@@ -207,18 +211,24 @@ def suspects_outcome(found: tuple[Pile, ...], ctx: Context, pick: str | None) ->
     if pick is None:
         choice = choose(_ranked(found), 2, ctx)
     else:
-        choice, head = choose(_ranked(found, pick), 1, ctx), (f"{pick} is the Hombre-búho's pick",)
+        choice, head = (choose(_ranked(found, pick), 1, ctx),
+                        (msg("{player} is the Hombre-búho's pick", player=pick),))
         choice = replace(choice, chosen=(pick,) + choice.chosen)
     rule = "L3" if pick else "L2" if choice.tied else "L1"
-    why = "; ".join(head + choice.why)
+    why = msg_clauses(*head, *choice.why)
     if choice.unresolved:
-        detail = "; ".join(filter(None, (why, choice.unresolved))) + ": the GM decides"
+        detail = msg("{why}: the GM decides", why=msg_clauses(why, choice.unresolved))
         return Outcome("tie", None, "L2", detail, choice.tied)
     if len(choice.chosen) < 2:
-        named = ", ".join(choice.chosen) or "nobody"
-        return Outcome("undecided", None, rule, f"only {named} has votes: the GM names the "
-                       "second suspect" + (f" ({why})" if why else ""))
-    return Outcome("none", None, rule, f"suspects: {', '.join(choice.chosen)} ({why})", choice.tied)
+        named: object = tuple(choice.chosen) if choice.chosen else msg("nobody")
+        if why:
+            return Outcome("undecided", None, rule, msg(
+                "only {players} has votes: the GM names the second suspect ({why})",
+                players=named, why=why))
+        return Outcome("undecided", None, rule, msg(
+            "only {players} has votes: the GM names the second suspect", players=named))
+    return Outcome("none", None, rule, msg("suspects: {players} ({why})",
+                                           players=tuple(choice.chosen), why=why), choice.tied)
 
 
 def owl(ctx: Context) -> tuple[str | None, bool, tuple[Finding, ...]]:
@@ -249,16 +259,18 @@ def lynch_outcome(found: tuple[Pile, ...], ctx: Context, pair: tuple[str, str]) 
     """L4: the most voted of the two suspects is lynched; a tie goes by L2."""
     votes = dict(_ranked(found))
     if not votes:
-        return Outcome("undecided", None, "L4", f"no votes for {pair[0]} or {pair[1]}: the GM decides")
+        return Outcome("undecided", None, "L4", msg("no votes for {first} or {second}: the GM "
+                                                    "decides", first=pair[0], second=pair[1]))
     ranked = sorted(((p, votes.get(p, 0)) for p in pair), key=lambda r: -r[1])
     choice = choose(ranked, 1, ctx)
-    tally_text = " to ".join(str(n) for _, n in ranked)
     if choice.unresolved:
-        return Outcome("tie", None, "L2", f"{choice.unresolved}: the GM decides", choice.tied)
+        return Outcome("tie", None, "L2", msg("{why}: the GM decides", why=choice.unresolved),
+                       choice.tied)
     chosen = choice.chosen[0]
     if choice.tied:
         return Outcome("eliminated", chosen, "L2", choice.why[-1], choice.tied)
-    return Outcome("eliminated", chosen, "L4", f"most votes ({tally_text})")
+    return Outcome("eliminated", chosen, "L4", msg("most votes ({first} to {second})",
+                                                   first=ranked[0][1], second=ranked[1][1]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,9 +295,9 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: LupusOptions,
     pair = suspects_of(ctx)
     if pair is None:  # who may vote is not known either: no list of non-voters
         day = ctx.day.number
-        why = (f"day {day} is round two but no suspects event names its suspects (from round one, "
-               f"day {day - 1})")
-        outcome = Outcome("undecided", None, "L4", f"{why}: the GM names them")
+        why = msg("day {day} is round two but no suspects event names its suspects (from round "
+                  "one, day {before})", day=day, before=day - 1)
+        outcome = Outcome("undecided", None, "L4", msg("{why}: the GM names them", why=why))
         absent, quiet = (), (Finding("L4", why, needs_gm=True),)
     else:
         voters = tuple(p for p in living if p not in pair)

@@ -18,11 +18,11 @@ from datetime import datetime, timedelta
 
 from tally import times
 from tally.game import CORE_EVENT_KINDS, Event, Game
-from tally.model import Action, Count, Finding, Outcome, Tally, Thread
+from tally.model import Action, Count, Finding, Outcome, Tally, Thread, msg, msg_clauses
 from tally.names import normalise
 from tally.rules import validity as v
 from tally.rules.change import Settlement, settle
-from tally.rules.outcome import piles, tally
+from tally.rules.outcome import already_dead, most_votes, piles, tally, tie_between
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage, Step, event_day, second_after, void_steps
 from tally.syntax import pack
@@ -228,7 +228,9 @@ def secrets(ctx: Context, precision: str) -> Secrets:
             continue
         target = event.target or ""
         if event.kind in ("advocate_protect", "bonus_protect"):
-            shields.setdefault(target, (rule, f"protected by the {role}{by}"))
+            shields.setdefault(target, (rule, msg("protected by the {role} ({player})", role=role,
+                                                  player=event.player) if event.player
+                                        else msg("protected by the {role}", role=role)))
         elif event.kind == "bouncer_block":
             blocks[target] = event
         elif event.kind == "keymaster_open":
@@ -334,32 +336,36 @@ def mafia_outcome(counts: tuple[Count, ...], ctx: Context,
     over: the next most voted leaves (in a tie with a protected player, the other leaves)."""
     top = [c for c in counts if c.votes > 0 and c.votes == counts[0].votes]
     if not top:
-        return Outcome("none", None, "R3", "no votes")
+        return Outcome("none", None, "R3", msg("no votes"))
     tied = tuple(c.player for c in top) if len(top) > 1 else ()
-    head = (f"tie at {top[0].votes} votes between {', '.join(tied)}" if tied
-            else f"{top[0].player} has most votes ({top[0].votes})")
+    head = (tie_between(top[0].votes, tied) if tied
+            else msg("{player} has most votes ({votes})", player=top[0].player,
+                     votes=top[0].votes))
     guarded = [c.player for c in top if c.player in shields]
     rule = "R3"
     if guarded:
         rule = shields[guarded[0]][0]
-        why = "; ".join(f"{p} is {shields[p][1]}" for p in guarded)
+        why = msg_clauses(*(msg("{player} is {why}", player=p, why=shields[p][1])
+                            for p in guarded))
         rest = tuple(c for c in counts if c.player not in shields)
         nxt = [c for c in rest if c.votes > 0 and c.votes == rest[0].votes] if rest else []
         if not nxt:
-            return Outcome("none", None, rule, f"{head}; {why}; nobody else has votes", tied)
+            return Outcome("none", None, rule, msg("{head}; {why}; nobody else has votes",
+                                                   head=head, why=why), tied)
         if len(nxt) > 1:
-            names = ", ".join(c.player for c in nxt)
-            return Outcome("none", None, rule, f"{head}; {why}; next: tie at {nxt[0].votes} "
-                           f"between {names}: nobody leaves", tied)
-        chosen, detail = nxt[0].player, f"{head}; {why}: the next most voted leaves ({nxt[0].votes})"
+            names = tuple(c.player for c in nxt)
+            return Outcome("none", None, rule, msg("{head}; {why}; next: {tie}: nobody leaves",
+                                                   head=head, why=why,
+                                                   tie=tie_between(nxt[0].votes, names)), tied)
+        chosen, detail = nxt[0].player, msg("{head}; {why}: the next most voted leaves ({votes})",
+                                            head=head, why=why, votes=nxt[0].votes)
     elif tied:
-        return Outcome("none", None, "R3", f"{head}: nobody leaves", tied)
+        return Outcome("none", None, "R3", msg("{head}: nobody leaves", head=head), tied)
     else:
-        chosen, detail = top[0].player, f"most votes ({top[0].votes})"
+        chosen, detail = top[0].player, most_votes(top[0].votes)
     died = ctx.life.death(chosen, ctx.cutoff)
     if died is not None:
-        return Outcome("none", None, rule, f"{detail}; {chosen} is already dead (died "
-                       f"{ctx.clock(died)})", tied)
+        return Outcome("none", None, rule, already_dead(detail, chosen, ctx.clock(died)), tied)
     return Outcome("eliminated", chosen, rule, detail, tied)
 
 

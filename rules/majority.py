@@ -9,10 +9,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tally.model import Finding, Outcome, Tally
+from tally.model import Finding, Outcome, Tally, msg
 from tally.rules import validity as v
 from tally.rules.change import NO_ELIMINATION, Effect, Standing, Tallying, apply, settle, walk
-from tally.rules.outcome import Pile, draw, draw_seed, leaders, not_voting, piles, tally
+from tally.rules.outcome import (
+    Pile,
+    already_dead,
+    draw,
+    draw_seed,
+    drawn,
+    leaders,
+    not_voting,
+    piles,
+    tally,
+    tie_between,
+)
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage, void_steps
 from tally.syntax import pack
@@ -113,8 +124,9 @@ def _hammer_outcome(hammer: Hammer, readings: tuple[Reading, ...], found: tuple[
                     living: tuple[str, ...]) -> Outcome:
     target = hammer.vote.target
     votes = next(p.count.votes for p in found if p.count.player == target)
-    detail = (f"hammer by {hammer.vote.voter} in post {readings[hammer.index].post.id}: "
-              f"{votes} of {len(living)} living")
+    detail = msg("hammer by {voter} in post {post}: {votes} of {living} living",
+                 voter=hammer.vote.voter, post=readings[hammer.index].post.id, votes=votes,
+                 living=len(living))
     if target == NO_ELIMINATION:
         return Outcome("none", None, "C3", detail)
     return Outcome("eliminated", target, "C3", detail)
@@ -124,27 +136,28 @@ def plurality(found: tuple[Pile, ...], ctx: Context, tiebreak: str) -> tuple[Out
     """No hammer: the most votes at the deadline; a tie goes to the option `tiebreak`."""
     top = leaders(found)
     if not top:
-        return Outcome("none", None, "C3", "no votes"), None
+        return Outcome("none", None, "C3", msg("no votes")), None
     votes = top[0].count.votes
     tied = tuple(p.count.player for p in top) if len(top) > 1 else ()
     seed = None
     chosen = top[0].count.player
-    detail = f"most votes ({votes}), no majority"
+    detail = msg("most votes ({votes}), no majority", votes=votes)
     if tied:
-        head = f"tie at {votes} votes between {', '.join(tied)}"
+        head = tie_between(votes, tied)
         if tiebreak == "gm":
-            return Outcome("tie", None, "C3", f"{head}: the GM decides", tied), None
+            return Outcome("tie", None, "C3", msg("{head}: the GM decides", head=head), tied), None
         if tiebreak == "none":
-            return Outcome("none", None, "C3", f"{head}: nobody is eliminated", tied), None
+            return Outcome("none", None, "C3", msg("{head}: nobody is eliminated", head=head),
+                           tied), None
         seed = draw_seed(ctx)
         chosen = draw(tied, seed)
-        detail = f"{head}: random draw with seed {seed} picks {chosen}"
+        detail = drawn(head, seed, chosen)
     if chosen == NO_ELIMINATION:
         return Outcome("none", None, "C3", detail, tied), seed
     died = ctx.life.death(chosen, ctx.cutoff)
     if died is not None:
-        return Outcome("none", None, "C3", f"{detail}; {chosen} is already dead (died "
-                       f"{ctx.clock(died)})", tied), seed
+        return Outcome("none", None, "C3", already_dead(detail, chosen, ctx.clock(died)),
+                       tied), seed
     return Outcome("eliminated", chosen, "C3", detail, tied), seed
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from tally.model import Count, Finding, Outcome, Tally, Verdict
+from tally.model import Count, Finding, Message, Outcome, Tally, Verdict, msg, msg_n
 from tally.rules.change import Settlement, Standing
 from tally.rules.reading import Context, Reading
 
@@ -65,12 +65,36 @@ def draw(tied: Sequence[str], seed: str) -> str:
     return order[int(seed, 16) % len(order)]
 
 
+# The reasons every preset's outcome gives, as messages a renderer translates (issue 14).
+
+
+def tie_between(votes: int, tied: Sequence[str]) -> Message:
+    return msg_n("tie at {n} votes between {players}", "tie at {n} votes between {players}",
+                 n=votes, players=tuple(tied))
+
+
+def drawn(head: str, seed: str, chosen: str) -> Message:
+    """K10 / tiebreak = "random": the seeded draw, public so anyone can repeat it."""
+    return msg("{head}: random draw with seed {seed} picks {player}", head=head, seed=seed,
+               player=chosen)
+
+
+def already_dead(detail: str, chosen: str, died: str) -> Message:
+    return msg("{detail}; {player} is already dead (died {when})", detail=detail, player=chosen,
+               when=died)
+
+
+def most_votes(votes: int) -> Message:
+    return msg("most votes ({votes})", votes=votes)
+
+
 def not_voting(ctx: Context, living: tuple[str, ...], settlement: Settlement,
                rule: str) -> tuple[tuple[str, ...], tuple[Finding, ...]]:
     """Living players with no standing vote, each with a Finding (excused ones say so)."""
     missing = tuple(p for p in living if p not in settlement.standing)
     findings = tuple(
-        Finding(rule, f"{p} has no standing vote" + (" (excused)" if p in ctx.game.excused else ""),
+        Finding(rule, msg("{player} has no standing vote (excused)", player=p)
+                if p in ctx.game.excused else msg("{player} has no standing vote", player=p),
                 player=p)
         for p in missing
     )

@@ -66,6 +66,12 @@ class Preset(Generic[Opts]):
     fold: Fold | None = None
 
     @property
+    def language(self) -> str:
+        """The home language of the preset's boards: what its counts are written in unless the
+        game file says `language` (issue 14). It is the language its votes are written in."""
+        return self.syntax.language or "en"
+
+    @property
     def reads_other_threads(self) -> bool:
         """Whether a count needs the game file's other `threads` (so the CLI reads them)."""
         return self.activity is not None

@@ -31,12 +31,12 @@ from datetime import datetime, timedelta
 from tally import times
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
-from tally.model import Finding, Outcome, Post, Tally, Verdict
+from tally.model import Finding, Outcome, Post, Tally, Verdict, msg
 from tally.names import normalise
 from tally.rules import change
 from tally.rules import validity as v
 from tally.rules.change import settle
-from tally.rules.outcome import Pile, leaders, not_voting, piles, tally
+from tally.rules.outcome import Pile, leaders, most_votes, not_voting, piles, tally, tie_between
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Life, Reading, Stage
 from tally.syntax import pack
@@ -71,13 +71,13 @@ def plurality(found: tuple[Pile, ...]) -> Outcome:
     """Section 5 defaults: the most votes; a tie goes to the GM."""
     top = leaders(found)
     if not top:
-        return Outcome("none", None, "votes", "no votes")
+        return Outcome("none", None, "votes", msg("no votes"))
     votes = top[0].count.votes
     if len(top) > 1:
         tied = tuple(p.count.player for p in top)
-        return Outcome("tie", None, "votes", f"tie at {votes} votes between {', '.join(tied)}: "
-                       "the GM decides", tied)
-    return Outcome("eliminated", top[0].count.player, "votes", f"most votes ({votes})")
+        return Outcome("tie", None, "votes", msg("{head}: the GM decides",
+                                                 head=tie_between(votes, tied)), tied)
+    return Outcome("eliminated", top[0].count.player, "votes", most_votes(votes))
 
 
 def decide(readings: tuple[Reading, ...], ctx: Context, o: TriggerOptions,

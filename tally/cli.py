@@ -56,6 +56,22 @@ AsOfOpt = typer.Option(None, "--as-of", help="Count as the thread stood at this 
                        "('YYYY-MM-DD HH:MM[:SS]' in the game's zone, or ISO 8601 with offset).")
 
 
+
+def _known_language(value: str | None) -> str | None:
+    from tally.render.i18n import languages
+
+    if value is not None and value not in languages():
+        raise typer.BadParameter(f"unknown language {value!r} (known: {', '.join(languages())})")
+    return value
+
+
+LangOpt = typer.Option(None, "--lang", callback=_known_language,
+                       help="The language of the post or report: es, ru, zh, fr, en (any with a "
+                            "catalogue in tally/locale). Default: the game file's `language`, "
+                            "else the preset's (espia, lupus: es; mafia-ru: ru; trigger-cn: zh; "
+                            "kira, majority: en).")
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"tally {__version__}")
@@ -324,14 +340,19 @@ def count(
                                 "report."),
     strict: bool = typer.Option(False, "--strict", help="Exit 5 when the count needs a GM "
                                 "decision (unresolved names, a tie left to the GM)."),
+    lang: str | None = LangOpt,
 ) -> None:
     """Count a day's votes and print the tally post (and, in text/json, the GM report)."""
     from tally.render import FORMATS, render
+    from tally.render.i18n import language_for
 
     with errors():
         known_format(fmt, FORMATS)
-        tally = run_count(game, day, source, fetched_at, offline, store, as_of, extra or (), warc)
-        typer.echo(render(tally, fmt, public=public), nl=False)
+        counted = read_and_count(game, day, source, fetched_at, offline, store, as_of,
+                                 extra or (), warc)
+        tally = counted.tally
+        typer.echo(render(tally, fmt, public=public, lang=language_for(counted.game, lang)),
+                   nl=False)
         if strict and needs_gm(tally):
             raise typer.Exit(EXIT_NEEDS_GM)
 

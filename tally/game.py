@@ -130,6 +130,7 @@ class Game:
     options: Mapping[str, Any] = field(default_factory=dict)  # [rules]: preset option overrides
     extra_threads: tuple[str, ...] = ()  # more game threads (activity counts, R10)
     posting: Posting = Posting()  # [posting]: the scheduled run (tally post)
+    language: str | None = None  # what the count is written in (issue 14); None: the preset's
 
     def day(self, number: int) -> Day:
         for day in self.days:
@@ -261,7 +262,7 @@ class _Reader:
         data = self.data
         known_top = {"title", "preset", "timezone", "staff", "excused", "thread", "players", "days",
                      "events", "resolutions", "votes", "names", "rules", "board", "threads",
-                     "posting"}
+                     "posting", "language"}
         for key in data:
             if key not in known_top:
                 raise self.fail(key, f"unknown key (known: {', '.join(sorted(known_top))})", key)
@@ -326,6 +327,7 @@ class _Reader:
             options=dict(self.opt(data, "rules", dict, "rules", {})),
             extra_threads=self.strings(data, "threads", "threads"),
             posting=self.posting(),
+            language=self.opt(data, "language", str, "language", None),
         )
 
     def posting(self) -> Posting:

@@ -12,7 +12,66 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Literal
+
+# ---------------------------------------------------------------------------------------------
+# A sentence for a reader, not yet in any language
+
+
+class Message(str):
+    """A sentence the rules say to a reader: a message id (an English template with named
+    fields, "{player} is already dead (died {when})") and its parameters, so that a renderer can
+    translate the whole sentence and a translator can reorder it (issue 14).
+
+    It is also the English text itself (a str), so code and tests that read a reason or an
+    outcome's detail as text see what they always saw. A parameter is a name or the forum's own
+    text (never translated), a number, a tuple of names (a list, joined the language's way), or
+    another Message (translated in turn). The rules build
+    Messages with `msg`/`msg_n` and never pick a language: renderers do (tally.render.i18n).
+    """
+
+    msgid: str
+    plural: str | None
+    params: Mapping[str, object]
+
+    def __new__(cls, msgid: str, plural: str | None = None, /, **params: object) -> Message:
+        count = params.get("n")
+        template = plural if plural is not None and count != 1 else msgid
+        shown = {k: ", ".join(v) if isinstance(v, tuple) else v for k, v in params.items()}
+        self = super().__new__(cls, template.format(**shown))
+        self.msgid, self.plural, self.params = msgid, plural, MappingProxyType(dict(params))
+        return self
+
+    def __reduce__(self) -> tuple[object, ...]:  # copy and pickle keep the id and parameters
+        return _message, (self.msgid, self.plural, dict(self.params))
+
+
+def _message(msgid: str, plural: str | None, params: dict[str, object]) -> Message:
+    return Message(msgid, plural, **params)
+
+
+def msg(msgid: str, /, **params: object) -> Message:
+    """A translatable sentence; `msgid` is English with {named} fields (extracted by Babel)."""
+    return Message(msgid, None, **params)
+
+
+def msg_n(singular: str, plural: str, /, **params: object) -> Message:
+    """A sentence with a count `n` that picks the plural form (Russian has three, Chinese one)."""
+    return Message(singular, plural, **params)
+
+
+def msg_clauses(*parts: str) -> str:
+    """Clauses of one reason, in order ("a; b; c"), each a Message or the forum's text; the
+    language joins them its own way ("{first}; {then}")."""
+    kept = [p for p in parts if p]
+    if not kept:
+        return ""
+    out = kept[0]
+    for part in kept[1:]:
+        out = msg("{first}; {then}", first=out, then=part)
+    return out
+
 
 # ---------------------------------------------------------------------------------------------
 # What an adapter reads off a page

@@ -58,6 +58,7 @@ from tally.fetch import Fetcher
 from tally.game import Game
 from tally.lock import hold, lock_path_of
 from tally.model import Post, Tally, Thread
+from tally.render.i18n import language_for
 from tally.render.post import DIALECTS
 from tally.render.update import marker, render_update
 from tally.store import Posted, Store
@@ -96,6 +97,7 @@ class Options:
     dry_run: bool = False
     force: bool = False
     store_path: Path | None = None
+    lang: str | None = None  # --lang; None: the game file's language, else the preset's
 
 
 class _Recount(Exception):
@@ -185,7 +187,8 @@ class _Run:
                           f"already in the thread as post {there.id}")
         text = render_update(counted.tally, summary=summary, sha256=sha,
                              last=last.summary if last else None, last_at=last.at if last else None,
-                             now=now, dialect=self.markup(counted.engine))
+                             now=now, dialect=self.markup(counted.engine),
+                             lang=language_for(self.game, self.options.lang))
         if self.options.dry_run:
             return Result(EXIT_OK, f"dry run: would post the count to {counted.url}: "
                           f"{decision.reason}", text)

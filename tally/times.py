@@ -110,6 +110,20 @@ def to_local(utc: datetime, zone_name: str) -> datetime:
     return utc.astimezone(zone(zone_name))
 
 
+def format_local(utc: datetime, zone_name: str, pattern: str, locale: str) -> str:
+    """`utc` on the forum's clock, written with a CLDR pattern in `locale`'s own words (Babel):
+    "EEE d MMM, HH:mm" in es is "sáb 21 nov, 22:00". The pattern comes from the output
+    language's catalogue (tally.render.i18n), so a language brings its own date style."""
+    from babel.dates import format_datetime
+
+    return format_datetime(to_local(utc, zone_name), pattern, locale=locale)
+
+
+def zone_abbreviation(utc: datetime, zone_name: str) -> str:
+    """The zone's short name at that moment (CET, MSK), or the IANA name when it has none."""
+    return to_local(utc, zone_name).tzname() or zone_name
+
+
 def local_now(fetched_at: datetime, zone_name: str) -> datetime:
     """The fetch time as a naive wall time in the forum's zone: the anchor of relative dates."""
     return to_local(fetched_at, zone_name).replace(tzinfo=None)

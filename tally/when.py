@@ -30,7 +30,7 @@ from typing import Any
 
 from tally import times
 from tally.game import Posting
-from tally.model import Tally
+from tally.model import Tally, msg
 
 # The parts of a summary that make a count "the same count" (see the module doc).
 HASHED = ("day", "final", "counts", "not_voting", "outcome", "doubts")
@@ -68,9 +68,11 @@ def doubts(tally: Tally, final: bool) -> tuple[str, ...]:
     running tie before the deadline is no doubt, only the state of the day."""
     found = [f.message for f in tally.findings if f.needs_gm and not f.secret and f.post_id]
     if final and tally.outcome.result == "tie":
-        found.append(f"the tie between {', '.join(tally.outcome.tied)} ({tally.outcome.rule})")
+        found.append(msg("the tie between {players} ({rule})", players=tally.outcome.tied,
+                         rule=tally.outcome.rule))
     if final and tally.outcome.result == "undecided":
-        found.append(f"the result ({tally.outcome.rule}: {tally.outcome.detail})")
+        found.append(msg("the result ({rule}: {detail})", rule=tally.outcome.rule,
+                         detail=tally.outcome.detail))
     return tuple(dict.fromkeys(found))
 
 

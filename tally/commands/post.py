@@ -15,7 +15,7 @@ from pathlib import Path
 
 import typer
 
-from tally.cli import DayOpt, StoreOpt, app, errors
+from tally.cli import DayOpt, LangOpt, StoreOpt, app, errors
 
 
 @app.command()
@@ -32,6 +32,7 @@ def post(
                                          "name2=value2', as a browser sends it) into the game's "
                                          "cookie file (0600) and post nothing: for forums whose "
                                          "login tally cannot do (jeuxvideo.com)."),
+    lang: str | None = LangOpt,
 ) -> None:
     """Post the count into the thread as the game's bot when the game file's posting table
     says it is time (for cron); one line says what was done."""
@@ -43,7 +44,7 @@ def post(
             typer.echo(saved.line)
             return
         result = scheduled.run(game, scheduled.Options(day=day, dry_run=dry_run, force=force,
-                                                       store_path=store))
+                                                       store_path=store, lang=lang))
         if result.text:
             typer.echo(result.text, nl=False)
         typer.echo(result.line)

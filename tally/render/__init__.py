@@ -13,13 +13,15 @@ from tally.model import Tally
 FORMATS = ("bbcode", "markdown", "jv", "text", "json")
 
 
-def render(tally: Tally, fmt: str, *, public: bool = False) -> str:
+def render(tally: Tally, fmt: str, *, public: bool = False, lang: str = "en") -> str:
+    """`tally` in the format `fmt`, written in `lang` (JSON is data: its keys and the rules'
+    reasons stay as they are, in English)."""
     from tally.render import gmreport, jsonout, post
 
     if fmt in ("bbcode", "markdown", "jv"):
-        return post.render_post(tally, fmt)
+        return post.render_post(tally, fmt, lang)
     if fmt == "text":
-        text = post.render_post(tally, "text")
+        text = post.render_post(tally, "text", lang)
         return text if public else text + "\n" + gmreport.render_gm(tally)
     if fmt == "json":
         return jsonout.render_json(tally, public=public)

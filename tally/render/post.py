@@ -7,16 +7,20 @@ the Tally are read here; the GM's result and findings are never touched (C5).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from tally import __version__, times
-from tally.model import Count, Tally
+from tally.model import Count, Outcome, Tally
+from tally.render import neutral
+from tally.render.i18n import Lang, get
 
 
 @dataclass(frozen=True)
 class Dialect:
-    bold: Callable[[str], str]
+    text: Callable[[str], str]  # forum text (a name, a quote, a reason) made inert (issue 17)
+    bold: Callable[[str], str]  # these take text already made inert
     link: Callable[[str, str], str]
     small: Callable[[str], str]
     heading: Callable[[str], str]
@@ -28,6 +32,7 @@ def _plain_link(text: str, url: str) -> str:
 
 DIALECTS = {
     "bbcode": Dialect(
+        text=neutral.bbcode,
         bold=lambda s: f"[b]{s}[/b]",
         link=lambda t, u: f"[url={u}]{t}[/url]" if u else t,
         # [size] means percent on phpBB 3, pixels (1-29) on phpBB 2 and Forumotion, 1-7 on
@@ -36,80 +41,126 @@ DIALECTS = {
         heading=lambda s: f"[b][u]{s}[/u][/b]",
     ),
     "markdown": Dialect(
-        bold=lambda s: f"**{_md_escape(s)}**",
-        link=lambda t, u: f"[{_md_escape(t)}]({u})" if u else _md_escape(t),
+        text=neutral.markdown,
+        bold=lambda s: f"**{s}**",
+        link=lambda t, u: f"[{t}]({u})" if u else t,
         small=lambda s: f"<sub>{s}</sub>",
         heading=lambda s: f"### {s}",
     ),
     # jeuxvideo.com has no BBCode: ''' for bold, links are written bare.
-    "jv": Dialect(bold=lambda s: f"'''{s}'''", link=_plain_link, small=lambda s: s,
-                  heading=lambda s: f"'''{s}'''"),
-    "text": Dialect(bold=lambda s: s, link=_plain_link, small=lambda s: s, heading=lambda s: s),
+    "jv": Dialect(text=neutral.jv, bold=lambda s: f"'''{s}'''", link=_plain_link,
+                  small=lambda s: s, heading=lambda s: f"'''{s}'''"),
+    "text": Dialect(text=neutral.plain, bold=lambda s: s, link=_plain_link, small=lambda s: s,
+                    heading=lambda s: s),
 }
 
 
-def _md_escape(text: str) -> str:
-    return "".join("\\" + c if c in "\\`*_[]()#<>|" else c for c in text)
-
-
-def when(value, zone: str) -> str:
+def when(value: datetime, zone: str, t: Lang | None = None) -> str:
     """A time as the forum shows it (its zone), with UTC beside it when they differ."""
-    local = times.to_local(value, zone)
-    shown = f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or zone}"
-    if local.utcoffset():
-        shown += f" ({value:%H:%M:%S} UTC)"
-    return shown
+    t = t or get()
+    local = t.time(value, zone, "yyyy-MM-dd HH:mm:ss")
+    abbr = times.zone_abbreviation(value, zone)
+    if times.to_local(value, zone).utcoffset():
+        utc = f"{value:%H:%M:%S}"
+        return t._("{local} {zone} ({utc} UTC)", local=local, zone=abbr, utc=utc)
+    return t._("{local} {zone}", local=local, zone=abbr)
 
 
-def count_line(count: Count, d: Dialect, permalinks: dict[str, str]) -> str:
-    voters = ", ".join(d.link(voter, permalinks.get(post, "")) for voter, post in
-                       zip(count.voters, count.posts or ("",) * len(count.voters)))
-    return f"{d.bold(count.player)} ({count.votes}): {voters}"
+def voters_of(count: Count, d: Dialect, permalinks: Mapping[str, str], t: Lang) -> str:
+    """Each voter linked to the post of the vote that counts."""
+    posts = count.posts or ("",) * len(count.voters)
+    return t.p_("between names", ", ").join(
+        d.link(d.text(voter), permalinks.get(post, "")) for voter, post in zip(count.voters, posts))
 
 
-def outcome_line(tally: Tally, final: bool) -> str:
-    outcome = tally.outcome
+def count_line(count: Count, d: Dialect, permalinks: Mapping[str, str],
+               t: Lang | None = None) -> str:
+    t = t or get()
+    return (f"{d.bold(d.text(count.player))} ({t.number(count.votes)}): "
+            f"{voters_of(count, d, permalinks, t)}")
+
+
+def not_voting_line(tally: Tally, d: Dialect, t: Lang) -> str:
+    label = d.bold(t._("Not voting"))
+    return f"{label} ({t.number(len(tally.not_voting))}): {t.names(tally.not_voting, d.text)}"
+
+
+def rule_name(rule: str, t: Lang) -> str:
+    """A rule's id from RULES.md (K10, R3) as it is; trigger-cn's section 5 has no ids and names
+    its rules in words, which are translated."""
+    words = {"votes": t.p_("rule", "votes"), "deadline": t.p_("rule", "deadline"),
+             "not a player": t.p_("rule", "not a player"), "dead": t.p_("rule", "dead"),
+             "edited": t.p_("rule", "edited"), "dead target": t.p_("rule", "dead target"),
+             "joke": t.p_("rule", "joke")}
+    return words.get(rule, rule)
+
+
+def outcome_text(outcome: Outcome, final: bool, t: Lang, clean: Callable[[str], str]) -> str:
+    """The outcome with its rule and the rule's reason, in `t`'s words; names through `clean`."""
+    rule, detail = rule_name(outcome.rule, t), t.text(outcome.detail, clean)
     if outcome.result == "eliminated":
-        verb = "is eliminated" if final else "would be eliminated if the day ended now"
-        return f"{outcome.player} {verb} ({outcome.rule}: {outcome.detail})"
+        player = clean(outcome.player or "")
+        if final:
+            return t._("{player} is eliminated ({rule}: {detail})", player=player, rule=rule,
+                       detail=detail)
+        return t._("{player} would be eliminated if the day ended now ({rule}: {detail})",
+                   player=player, rule=rule, detail=detail)
     if outcome.result == "undecided":  # the GM must announce it (e.g. a protection claim, E5)
-        return f"Result pending the GM ({outcome.rule}: {outcome.detail})"
+        return t._("Result pending the GM ({rule}: {detail})", rule=rule, detail=detail)
     if outcome.result == "tie":
-        return f"Tie between {', '.join(outcome.tied)} ({outcome.rule}: {outcome.detail})"
-    return f"No elimination ({outcome.rule}: {outcome.detail})"
+        return t._("Tie between {players} ({rule}: {detail})",
+                   players=t.names(outcome.tied, clean), rule=rule, detail=detail)
+    return t._("No elimination ({rule}: {detail})", rule=rule, detail=detail)
 
 
-def rule_lines(tally: Tally, final: bool) -> list[str]:
+def outcome_line(tally: Tally, final: bool, t: Lang | None = None,
+                 clean: Callable[[str], str] = neutral.plain) -> str:
+    return outcome_text(tally.outcome, final, t or get(), clean)
+
+
+def rule_lines(tally: Tally, final: bool, t: Lang | None = None,
+               clean: Callable[[str], str] = neutral.plain) -> list[str]:
     """What it takes (majority, threshold), the outcome, and the draw's seed (K10: public so
     anyone can repeat it)."""
+    t = t or get()
     lines = []
     if tally.majority is not None:
-        lines.append(f"With {len(tally.living)} alive, it takes {tally.majority} to eliminate.")
+        lines.append(t.n_("With {alive} alive, it takes {n} to eliminate.",
+                          "With {alive} alive, it takes {n} to eliminate.",
+                          alive=len(tally.living), n=tally.majority))
     if tally.threshold is not None:
-        lines.append(f"Nobody is eliminated with fewer than {tally.threshold} votes.")
-    lines.append(outcome_line(tally, final))
+        lines.append(t.n_("Nobody is eliminated with fewer than {n} votes.",
+                          "Nobody is eliminated with fewer than {n} votes.", n=tally.threshold))
+    lines.append(outcome_line(tally, final, t, clean))
     if tally.seed:
-        lines.append(f"Random draw seed: {tally.seed}")
+        lines.append(t._("Random draw seed: {seed}", seed=tally.seed))
     return lines
 
 
-def render_post(tally: Tally, dialect_name: str) -> str:
-    d = DIALECTS[dialect_name]
+def render_post(tally: Tally, dialect_name: str, lang: str = "en") -> str:
+    d, t = DIALECTS[dialect_name], get(lang)
     permalinks = {v.post_id: v.permalink for v in tally.verdicts}
     final = tally.as_of >= tally.deadline or tally.ended_at is not None
-    title = f"Vote count, day {tally.day}" + (" (final)" if final else "")
-    lines = [d.heading(f"{title}: {tally.game}"), ""]
+    game = d.text(tally.game)
+    title = (t._("Vote count, day {day} (final): {game}", day=tally.day, game=game) if final
+             else t._("Vote count, day {day}: {game}", day=tally.day, game=game))
+    lines = [d.heading(title), ""]
     if tally.counts:
-        lines += [count_line(c, d, permalinks) for c in tally.counts]
+        lines += [count_line(c, d, permalinks, t) for c in tally.counts]
     else:
-        lines.append("No votes yet.")
+        lines.append(t._("No votes yet."))
     lines.append("")
     if tally.not_voting:
-        lines.append(f"{d.bold('Not voting')} ({len(tally.not_voting)}): {', '.join(tally.not_voting)}")
-    lines += rule_lines(tally, final)
+        lines.append(not_voting_line(tally, d, t))
+    lines += rule_lines(tally, final, t, d.text)
     lines.append("")
-    up_to = f"post {tally.counted_up_to}" if tally.counted_up_to else "the start of the day"
-    lines.append(f"Counted up to {up_to}, as of {when(tally.as_of, tally.zone)}.")
-    lines.append(f"Deadline: {when(tally.deadline, tally.zone)}.")
-    lines.append(d.small(f"Counted by tally {__version__}, preset {tally.preset}."))
+    at = when(tally.as_of, tally.zone, t)
+    if tally.counted_up_to:
+        lines.append(t._("Counted up to post {post}, as of {when}.", post=tally.counted_up_to,
+                         when=at))
+    else:
+        lines.append(t._("Counted up to the start of the day, as of {when}.", when=at))
+    lines.append(t._("Deadline: {when}.", when=when(tally.deadline, tally.zone, t)))
+    lines.append(d.small(t._("Counted by tally {version}, preset {preset}.",
+                             version=__version__, preset=tally.preset)))
     return "\n".join(lines) + "\n"

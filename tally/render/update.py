@@ -19,8 +19,9 @@ from typing import Any
 
 from tally import __version__, times
 from tally.model import Count, Tally
-from tally.render.post import DIALECTS, Dialect, rule_lines
-from tally.when import Changes, changes
+from tally.render.i18n import Lang, get
+from tally.render.post import DIALECTS, Dialect, not_voting_line, rule_lines, voters_of
+from tally.when import Changes, changes, doubts
 
 MARKER = "tally · "  # followed by the first 12 hex digits of the content hash
 
@@ -29,94 +30,114 @@ def marker(sha256: str) -> str:
     return f"{MARKER}{sha256[:12]}"
 
 
-def forum_time(moment: datetime, zone: str) -> str:
-    """'Sun 17 Jan 22:00 (CET)': the forum's wall time and its zone name."""
-    local = times.to_local(moment, zone)
-    return f"{local:%a} {local.day} {local:%b %H:%M} ({local.tzname() or zone})"
+def forum_time(moment: datetime, zone: str, t: Lang | None = None) -> str:
+    """'Sun 17 Jan 22:00 (CET)': the forum's wall time and its zone name, in the forum's style
+    ("sáb 21 nov, 22:00", "21 ноября, 21:00", "11月21日 21:00": the catalogue's pattern)."""
+    t = t or get()
+    shown = t.time(moment, zone, "EEE d MMM HH:mm")
+    return f"{shown} ({times.zone_abbreviation(moment, zone)})"
 
 
-def countdown(deadline: datetime, now: datetime) -> str:
+def countdown(deadline: datetime, now: datetime, t: Lang | None = None) -> str:
     """'in 3 h 12 min', 'in 2 days 4 h', 'in 40 s'; 'passed' after it."""
+    t = t or get()
     left = int((deadline - now).total_seconds())
     if left <= 0:
-        return "passed"
+        return t._("passed")
     days, rest = divmod(left, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, seconds = divmod(rest, 60)
     if days:
-        return f"in {days} day{'s' * (days != 1)} {hours} h"
+        return t.n_("in {n} day {hours} h", "in {n} days {hours} h", n=days, hours=hours)
     if hours:
-        return f"in {hours} h {minutes} min"
+        return t._("in {hours} h {minutes} min", hours=hours, minutes=minutes)
     if minutes:
-        return f"in {minutes} min"
-    return f"in {seconds} s"
+        return t._("in {minutes} min", minutes=minutes)
+    return t._("in {seconds} s", seconds=seconds)
 
 
-def to_elimination(count: Count, tally: Tally) -> str:
+def to_elimination(count: Count, tally: Tally, t: Lang | None = None) -> str:
     """'L-2': votes still needed to reach the majority (C3) or the threshold (K9)."""
+    t = t or get()
     needed = tally.majority if tally.majority is not None else tally.threshold
     if needed is None:
         return ""
     missing = needed - count.votes
-    return f", L-{missing}" if missing > 0 else ", reached"
+    return f", L-{t.number(missing)}" if missing > 0 else t._(", reached")
 
 
-def candidate_line(count: Count, tally: Tally, d: Dialect, permalinks: Mapping[str, str]) -> str:
-    posts = count.posts or ("",) * len(count.voters)
-    voters = ", ".join(d.link(voter, permalinks.get(post, "")) for voter, post in
-                       zip(count.voters, posts))
-    return f"{d.bold(count.player)} ({count.votes}{to_elimination(count, tally)}): {voters}"
+def candidate_line(count: Count, tally: Tally, d: Dialect, permalinks: Mapping[str, str],
+                   t: Lang | None = None) -> str:
+    t = t or get()
+    return (f"{d.bold(d.text(count.player))} ({t.number(count.votes)}"
+            f"{to_elimination(count, tally, t)}): {voters_of(count, d, permalinks, t)}")
 
 
-def changes_line(moved: Changes, since: str) -> str | None:
-    # Worded without "vote X" so that tally never reads its own post as a ballot.
-    parts = [f"{voter} now on {target}" for voter, target in moved.new]
-    parts += [f"{voter} moved from {old} to {new}" for voter, old, new in moved.changed]
-    parts += [f"{voter} withdrew (was on {old})" for voter, old in moved.withdrawn]
+def changes_line(moved: Changes, since: str, t: Lang | None = None,
+                 d: Dialect = DIALECTS["text"]) -> str | None:
+    # Worded without "vote X" (nor "voto a X", "голос X", "投票X") so that tally never reads its
+    # own post as a ballot: the translations keep to that too.
+    t = t or get()
+    n = d.text
+    parts = [t._("{voter} now on {target}", voter=n(voter), target=n(target))
+             for voter, target in moved.new]
+    parts += [t._("{voter} moved from {old} to {new}", voter=n(voter), old=n(old), new=n(new))
+              for voter, old, new in moved.changed]
+    parts += [t._("{voter} withdrew (was on {old})", voter=n(voter), old=n(old))
+              for voter, old in moved.withdrawn]
     if not parts:
         return None
-    return f"Changes since the last count ({since}): " + "; ".join(parts) + "."
+    return t._("Changes since the last count ({since}): {changes}.", since=since,
+               changes=t.p_("between sentences", "; ").join(parts))
 
 
 def render_update(tally: Tally, *, summary: Mapping[str, Any], sha256: str,
                   last: Mapping[str, Any] | None, last_at: datetime | None, now: datetime,
-                  dialect: str) -> str:
+                  dialect: str, lang: str = "en") -> str:
     """The posted count. `summary`: when.summarise of this count; `last`: the last posted
     count's summary (None for the day's first); `sha256`: this count's content hash."""
-    d = DIALECTS[dialect]
+    d, t = DIALECTS[dialect], get(lang)
     final = bool(summary.get("final"))
     permalinks = {v.post_id: v.permalink for v in tally.verdicts}
-    title = f"{'Final vote count' if final else 'Vote count'}, day {tally.day}"
-    lines = [d.heading(f"{title}: {tally.game}"), ""]
+    game = d.text(tally.game)
+    title = (t._("Final vote count, day {day}: {game}", day=tally.day, game=game) if final
+             else t._("Vote count, day {day}: {game}", day=tally.day, game=game))
+    lines = [d.heading(title), ""]
     if tally.counts:
-        lines += [candidate_line(c, tally, d, permalinks) for c in tally.counts]
+        lines += [candidate_line(c, tally, d, permalinks, t) for c in tally.counts]
     else:
-        lines.append("No votes yet.")
+        lines.append(t._("No votes yet."))
     if tally.not_voting:
-        lines.append(f"{d.bold('Not voting')} ({len(tally.not_voting)}): "
-                     f"{', '.join(tally.not_voting)}")
+        lines.append(not_voting_line(tally, d, t))
     lines.append("")
-    lines += rule_lines(tally, final)
+    lines += rule_lines(tally, final, t, d.text)
     if last is not None and last_at is not None:
-        moved = changes_line(changes(last, summary), forum_time(last_at, tally.zone))
+        moved = changes_line(changes(last, summary), forum_time(last_at, tally.zone, t), t, d)
         if moved:
             lines += ["", moved]
-    doubts = summary.get("doubts") or ()
-    if doubts:  # on_doubt = "say": what waits for the GM, never a guess
-        lines += ["", f"{d.bold('Waiting for the GM')}: " + "; ".join(doubts) + "."]
+    # on_doubt = "say": what waits for the GM, never a guess. The same list as the summary's
+    # (when.doubts), here as the rules' messages so that they are said in the post's language.
+    waiting = doubts(tally, final) if summary.get("doubts") else ()
+    if waiting:
+        said = t.p_("between sentences", "; ").join(t.text(w, d.text) for w in waiting)
+        label = d.bold(t._("Waiting for the GM"))
+        lines += ["", t._("{label}: {doubts}.", label=label, doubts=said)]
     lines.append("")
-    lines.append(f"Counted up to {_up_to(tally, d, permalinks)}, as of "
-                 f"{forum_time(tally.as_of, tally.zone)}, forum time.")
-    deadline = forum_time(tally.deadline, tally.zone)
-    lines.append(f"Deadline {deadline}, {countdown(tally.deadline, now)}.")
-    lines.append(d.small(f"{marker(sha256)} · tally {__version__} · preset {tally.preset}"))
+    lines.append(t._("Counted up to {post}, as of {when}, forum time.",
+                     post=_up_to(tally, d, permalinks, t),
+                     when=forum_time(tally.as_of, tally.zone, t)))
+    lines.append(t._("Deadline {when}, {countdown}.", when=forum_time(tally.deadline, tally.zone, t),
+                     countdown=countdown(tally.deadline, now, t)))
+    lines.append(d.small(t._("{marker} · tally {version} · preset {preset}", marker=marker(sha256),
+                             version=__version__, preset=tally.preset)))
     return "\n".join(lines) + "\n"
 
 
-def _up_to(tally: Tally, d: Dialect, permalinks: Mapping[str, str]) -> str:
+def _up_to(tally: Tally, d: Dialect, permalinks: Mapping[str, str], t: Lang) -> str:
     if not tally.counted_up_to:
-        return "the start of the day"
+        return t._("the start of the day")
     position = next((v.position for v in tally.verdicts if v.post_id == tally.counted_up_to),
                     None)
-    label = f"post #{position}" if position is not None else f"post {tally.counted_up_to}"
+    label = (t._("post #{position}", position=position) if position is not None
+             else t._("post {post}", post=tally.counted_up_to))
     return d.link(label, permalinks.get(tally.counted_up_to, ""))
