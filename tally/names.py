@@ -47,9 +47,10 @@ _SPACE = re.compile(r"\s+")
 # Between two names on a vote line (compared in the normalised form). Alternatives make a list
 # whatever follows; the other separators make one only when the second name ends the clause.
 _ALTERNATIVES = frozenset({"or", "o", "u", "ou", "или", "либо", "或", "或者", "还是", "/", "|"})
-_JOINERS = frozenset({",", "、", "，", "&", "+", "and", "y", "e", "et", "и", "和", "与", "跟"})
-_BREAKS = frozenset({";", "；", ":", "：", "!", "！", "?", "？", "。", "…", "(", "（"})
-_SPLIT = ",/|&+;；:：!！?？。…()（）、，"  # split off as their own tokens (unless a name has one)
+_JOINERS = frozenset({",", "、", "，", "&", "+", "(", "（", "and", "y", "e", "et", "и", "和", "与",
+                      "跟"})
+_BREAKS = frozenset({";", "；", ":", "：", "!", "！", "?", "？", "。", "…", ")", "）"})
+_SPLIT = ",/|&+;；:：!！?？。…()（）、，"  # split off as words of their own
 _CJK_JOINERS = ("或者", "还是", "或", "和", "与", "跟", "、", "，")
 _BBCODE = re.compile(r"\[/?[a-z*]+(?:=[^\]\n]*)?\]", re.IGNORECASE)
 _MIN_FUZZY_LEN = 3  # too little evidence below this: "al" would score 84 against "alice"
@@ -135,6 +136,14 @@ def _has_cjk(text: str) -> bool:
     return any("\u3040" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
 
 
+_SPLITTER = re.compile(f"([{re.escape(_SPLIT)}])")
+
+
+def _split(key: str) -> str:
+    """A comparison form with separators as words of their own: "alice/bob" -> "alice / bob"."""
+    return " ".join(_SPLITTER.sub(r" \1 ", key).split())
+
+
 def _ends_sentence(token: str) -> bool:
     """"Moriarty." ends its sentence: nothing after it belongs to the vote's name list."""
     return token in _BREAKS or (len(token) > 1 and token[-1] in ".…")
@@ -182,10 +191,9 @@ class Roster:
         for key, name in self._keys:
             self._skeletons.setdefault(_skeleton(key), []).append((key, name))
         every_key = (*self._resolutions, *self._exact, *self._aliases)
-        self._max_words = max(len(key.split(" ")) for key in every_key)
-        # separators are split off as tokens, except one a name is written with ("AC/DC")
-        split = "".join(c for c in _SPLIT if not any(c in key for key in every_key))
-        self._splitter = re.compile(f"([{re.escape(split)}])") if split else None
+        # a name written with a separator ("AC/DC") is found in its split form ("ac / dc")
+        self._unsplit = {split: key for key in every_key if (split := _split(key)) != key}
+        self._max_words = max(len(_split(key).split(" ")) for key in every_key)
         self._cjk_keys = sorted((k for k in every_key if _has_cjk(k)), key=len, reverse=True)
         self._staff = {normalise(s) for s in game.staff}
         self._holders = tuple(h for p in game.players for h in self._slot_holders(p))
@@ -256,9 +264,7 @@ class Roster:
 
     def _tokens(self, written: str) -> list[str]:
         """The normalised words of `written`, separators and CJK name lists split apart."""
-        key = normalise(_BBCODE.sub(" ", written))
-        if self._splitter is not None:
-            key = self._splitter.sub(r" \1 ", key)
+        key = _split(normalise(_BBCODE.sub(" ", written)))
         tokens = key.split()
         if self._cjk_keys and _has_cjk(key):
             tokens = [piece for token in tokens for piece in self._segment(token)]
@@ -290,7 +296,11 @@ class Roster:
         return [(n, p) for n in range(longest, 0, -1)
                 if normalise(last := tokens[start + n - 1])
                 and (n == 1 or (last not in _ALTERNATIVES and last not in _JOINERS))
-                and (p := normalise(" ".join(tokens[start:start + n])))]
+                and (p := self._whole(" ".join(tokens[start:start + n])))]
+
+    def _whole(self, joined: str) -> str:
+        key = normalise(joined)
+        return self._unsplit.get(key, key)
 
     def _first(self, written: str, tokens: list[str]) -> tuple[NameMatch, int]:
         """The name a vote line starts with and how many words it used."""

@@ -236,3 +236,57 @@ def test_voter_replacement_chain() -> None:
     assert [roster.voter(a, None, at) for a in ("Carol", "Dan", "Eve")] == [None, "Carol", None]
     late = second + timedelta(hours=1)
     assert [roster.voter(a, None, late) for a in ("Carol", "Dan", "Eve")] == [None, None, "Carol"]
+
+
+# -- one vote line, one player (issue 13) --------------------------------------------------------
+
+LIST_ROSTER = Roster(make_game(tuple(Player(n) for n in (
+    "Alice", "Bob", "Carol", "Bob Smith", "Irene Adler", "Will", "张三", "李四", "Алиса", "Вова",
+    "AC/DC"))))
+
+
+@pytest.mark.parametrize("written, named", [
+    ("Alice Bob", ("Alice", "Bob")),
+    ("Alice, Bob", ("Alice", "Bob")),
+    ("Alice or Bob", ("Alice", "Bob")),
+    ("Alice o Bob", ("Alice", "Bob")),
+    ("Alice ou Bob", ("Alice", "Bob")),
+    ("Alice или Вова", ("Alice", "Вова")),
+    ("Alice 或 Bob", ("Alice", "Bob")),
+    ("张三或李四", ("张三", "李四")),
+    ("张三还是李四", ("张三", "李四")),
+    ("张三、李四", ("张三", "李四")),
+    ("Alice/Bob", ("Alice", "Bob")),
+    ("Alice (or Bob)", ("Alice", "Bob")),
+    ("Alcie or Bbo Smith", ("Alice", "Bob Smith")),  # after "or", a misspelling is enough
+    ("Alice, Bob, Carol", ("Alice", "Bob", "Carol")),
+    ("Alice, Bob, never votes", ("Alice", "Bob")),  # a list, then a comma: the GM decides
+    ("Bob Smith Irene Adler", ("Bob Smith", "Irene Adler")),
+])
+def test_a_line_naming_several_players_is_ambiguous(written: str, named: tuple[str, ...]) -> None:
+    match = LIST_ROSTER.match(written)
+    assert (match.player, match.how, match.named) == (None, "ambiguous", named)
+    assert match.runner_up == named[0]
+
+
+@pytest.mark.parametrize("written, player", [
+    ("Bob Smith", "Bob Smith"),  # one name with a space, not Bob then Smith
+    ("Irene Adler because she lied", "Irene Adler"),
+    ("Alice, Bob never votes", "Alice"),  # the second name begins a comment
+    ("Alice will hang", "Alice"),  # "will" is a word here, not the player Will
+    ("Alice because Bob said so", "Alice"),
+    ("Alice. Bob is next", "Alice"),
+    ("Alice (Bob is town)", "Alice"),
+    ("Alice, alice", "Alice"),  # the same player twice
+    ("AC/DC", "AC/DC"),  # a name written with a separator is not split
+    ("张三，他是杀手", "张三"),
+    ("Алиса, Вова никогда не голосует", "Алиса"),
+])
+def test_one_player_and_a_comment(written: str, player: str) -> None:
+    match = LIST_ROSTER.match(written)
+    assert (match.player, match.named) == (player, ())
+
+
+def test_the_gm_resolution_of_a_whole_line_wins() -> None:
+    roster = Roster(make_game(resolutions={"alice bob": "Bob"}))
+    assert (roster.match("Alice Bob").player, roster.match("Alice Bob").how) == ("Bob", "resolution")
