@@ -326,7 +326,7 @@ def _payload_edit(item: dict[str, Any]) -> tuple[str, str | None]:
     return collapse(f"{lead} {editor or ''}"), editor
 
 
-def _from_payload(items: list[Any], where: str) -> tuple[list[Message], list[str]]:
+def _payload_items(items: list[Any], where: str) -> tuple[list[dict[str, Any]], list[str]]:
     """The payload's messages, and the notes on the items that are not messages (issue 13):
     placeholders of deleted messages that name no author or time. Any other item that cannot
     be read stops the count."""
@@ -347,11 +347,10 @@ def _from_payload(items: list[Any], where: str) -> tuple[list[Message], list[str
                              "that saved the page; save it logged out, or with the blacklist off")
         else:
             kept.append(item)
-    bodies = _fragments([str(item.get("renderedText") or "") for item in kept])
-    return [_from_payload_item(item, body) for item, body in zip(kept, bodies, strict=True)], skipped
+    return kept, skipped
 
 
-def _from_payload_item(item: dict[str, Any], fragment: HtmlElement) -> Message:
+def _from_payload_item(item: dict[str, Any], body: Body) -> Message:
     edit_text, editor = _payload_edit(item)
     author_id = item.get("publishedAuthorId")
     return Message(
@@ -359,7 +358,7 @@ def _from_payload_item(item: dict[str, Any], fragment: HtmlElement) -> Message:
         author=collapse(str(item.get("publishedAuthorName") or "")),
         author_id=str(author_id) if author_id not in (None, "", 0) else None,
         time_text=collapse(str(item.get("publishedDate") or "")),
-        body=read_body(fragment),
+        body=body,
         edit_text=edit_text,
         editor=editor,
         deleted=item.get("stateMessage") == "msg-deleted",
@@ -650,46 +649,74 @@ def _unread_message(element: HtmlElement, markup: Markup, known: set[HtmlElement
 
 
 # ---------------------------------------------------------------------------------------------
-# The canary (§3.3, issue 15): beside a payload, the HTML says the same.
+# A payload beside its HTML (§3.3), and the canary (issue 15): the HTML says the same.
 
 
 @dataclass(frozen=True, slots=True)
-class CrossCheck:
+class PayloadReading:
+    messages: list[Message]
     page: list[str]  # page notes: messages only one of them shows
     posts: dict[str, list[str]]  # post id -> what the HTML shows otherwise
 
 
-def cross_check(messages: list[Message], html: HtmlMessages, strict: bool) -> CrossCheck:
-    """Which messages each shows, always (ids are attributes: cheap); what the HTML shows of a
-    message (time, author) for the first and last of the page, or for each with `strict`."""
-    if html.markup is None:
-        return CrossCheck([], {})
+def read_beside_html(items: list[dict[str, Any]], html: HtmlMessages,
+                     strict: bool) -> PayloadReading:
+    """The payload's messages, their bodies read once: from the page's own copy of a message
+    where the HTML shows it (the same markup as `renderedText`, already parsed), else from
+    `renderedText`. The canary: which messages each shows, always (ids are attributes: cheap);
+    for the first and last message shown in both, or for each with `strict`, the payload's
+    `renderedText` is read too and the HTML's time, author and text compared with the
+    payload's: where they differ the payload is used, and the post says so."""
     markup = html.markup
-    shown = {markup.id_of(div): div for div in html.divs}
+    shown = {markup.id_of(div): div for div in html.divs} if markup else {}
+    ids = [str(item["id"]) for item in items]
     page: list[str] = []
-    ids = [m.id for m in messages]
-    if set(ids) != set(shown):
+    if shown and set(ids) != set(shown):
         only_payload = [i for i in ids if i not in shown]
         only_html = [i for i in shown if i not in set(ids)]
         page.append(f"payload and HTML disagree on the posts (payload only: "
                     f"{', '.join(only_payload) or 'none'}; HTML only: "
                     f"{', '.join(only_html) or 'none'}); the payload is trusted")
-    both = [m for m in messages if m.id in shown]
+    parts = {i: markup.find_parts(shown[i]) for i in ids if i in shown} if markup else {}
+    both = [i for i in ids if "text" in parts.get(i, {})]
+    checked = set(both if strict else both[:1] + both[-1:])
+    unread = [item for item in items if str(item["id"]) not in both or str(item["id"]) in checked]
+    fragments = dict(zip([str(item["id"]) for item in unread],
+                         _fragments([str(item.get("renderedText") or "") for item in unread]),
+                         strict=True))
+    messages: list[Message] = []
     posts: dict[str, list[str]] = {}
-    for message in both if strict else both[:1] + both[-1:]:
-        parts = markup.find_parts(shown[message.id])
-        notes = []
-        time_text = _text(parts.get("date"))
-        if time_text and time_text != message.time_text:
-            notes.append(f"the page shows {time_text!r} where the payload says "
-                         f"{message.time_text!r}; the payload is used")
-        author = _text(parts.get("author"))
-        if author and author != message.author:
-            notes.append(f"the page shows the author {author!r} where the payload says "
-                         f"{message.author!r}; the payload is used")
-        if notes:
-            posts[message.id] = notes
-    return CrossCheck(page, posts)
+    for item, message_id in zip(items, ids, strict=True):
+        of_html = parts.get(message_id, {})
+        text = of_html.get("text")
+        body = read_body(fragments[message_id]) if message_id in fragments else None
+        shown_body = read_body(text) if text is not None and (body is None or
+                                                              message_id in checked) else None
+        message = _from_payload_item(item, body or shown_body)  # type: ignore[arg-type]
+        messages.append(message)
+        if message_id in checked:
+            notes = _disagreements(message, of_html, shown_body)
+            if notes:
+                posts[message_id] = notes
+    return PayloadReading(messages, page, posts)
+
+
+def _disagreements(message: Message, parts: dict[str, HtmlElement], shown_body: Body | None
+                   ) -> list[str]:
+    """What the HTML shows of a message otherwise than the payload (the canary's findings)."""
+    notes = []
+    time_text = _text(parts.get("date"))
+    if time_text and time_text != message.time_text:
+        notes.append(f"the page shows {time_text!r} where the payload says "
+                     f"{message.time_text!r}; the payload is used")
+    author = _text(parts.get("author"))
+    if author and author != message.author:
+        notes.append(f"the page shows the author {author!r} where the payload says "
+                     f"{message.author!r}; the payload is used")
+    if shown_body is not None and shown_body != message.body:
+        notes.append(f"the page shows the text {shown_body.own[:80]!r} where the payload says "
+                     f"{message.body.own[:80]!r}; the payload is used")
+    return notes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -901,10 +928,10 @@ class JV(Engine):
         notes = [payload_problem] if payload_problem else []
         shown: dict[str, list[str]] = {}
         if payload is not None:
-            messages, skipped = _from_payload(payload.data["listMessage"], where)
-            check = cross_check(messages, html, ctx.strict)
-            notes += skipped + check.page
-            shown = check.posts
+            items, skipped = _payload_items(payload.data["listMessage"], where)
+            read = read_beside_html(items, html, ctx.strict)
+            messages, shown = read.messages, read.posts
+            notes += skipped + read.page
         else:
             messages = []
             for div in html.divs:

@@ -169,8 +169,10 @@ TEMPLATES = (
                id_pattern=r"post--([1-9]\d*)", pages=(0, 1))
       for label, theme in (("phpBB3", "prosilver"), ("PunBB", "punbb"), ("Invision", "invision"),
                            ("ModernBB", "modernbb"), ("AwesomeBB", "awesomebb"))),
-    Template("jeuxvideo.com 2026", "jv", "kira-2026",
-             "//div[@id][contains(@class, 'messageUser')]", "string(@id)", 20),
+    # JV 2026 on real pages (fixtures/jv/real-2026: two guest pages of a real topic, their
+    # JvCare chrome, ad slots and payload), taking turns.
+    Template("jeuxvideo.com 2026 (real pages)", "jv", "real-2026",
+             "//div[@id][contains(@class, 'messageUser')]", "string(@id)", 20, pages=(0, 1)),
     Template("jeuxvideo.com legacy", "jv", "legacy",
              "//div[@data-id][contains(@class, 'bloc-message-forum')]", "string(@data-id)", 20),
     Template("Discuz UTF-8", "discuz", "trigger-utf8",

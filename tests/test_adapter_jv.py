@@ -276,13 +276,35 @@ def test_an_html_message_the_payload_lacks_is_noted_even_outside_plain_markup() 
     "<!-- vote: Rem",  # an open comment
 ])
 def test_each_payload_message_is_read_on_its_own_even_when_one_is_broken(broken: str) -> None:
+    """Under --strict every message's renderedText is read (in one parse for the page): a
+    broken one does not spill into its neighbours."""
     items = payload_json(kira_page(2))["listMessage"][:3]
     items[1] = dict(items[1], renderedText=broken)
-    page = ENGINE.parse_page(payload_page(items), ctx(TOPIC.format(2)))
-    alone = [ENGINE.parse_page(payload_page([item]), ctx(TOPIC.format(2))).posts[0].body
-             for item in items]
+    strict = replace(ctx(TOPIC.format(2)), strict=True)
+    page = ENGINE.parse_page(payload_page(items), strict)
+    alone = [ENGINE.parse_page(payload_page([item]), strict).posts[0].body for item in items]
     assert [post.body for post in page.posts] == alone
     assert page.posts[2].body.own == alone[2].own != ""
+    assert "where the payload says" in page.posts[1].notes[0]  # the page shows another text
+
+
+def test_a_text_the_html_shows_otherwise_is_noted_first_and_last_always_middle_under_strict() -> None:
+    """A message the page shows is read once, from the page's copy (the same markup as its
+    renderedText); the canary reads renderedText too for the first and last message (every
+    message under --strict) and uses the payload's where they differ."""
+    items = payload_json(kira_page(2))["listMessage"]
+    for index in (0, 2, len(items) - 1):
+        changed = [dict(item) for item in items]
+        changed[index]["renderedText"] = '<p class="message__p">vote: Near_</p>'
+        data = payload_page(changed)
+        normal = ENGINE.parse_page(data, ctx(TOPIC.format(2))).posts[index]
+        strict = ENGINE.parse_page(data, replace(ctx(TOPIC.format(2)), strict=True)).posts[index]
+        assert strict.body.own == "vote: Near_"
+        assert strict.notes[-1].endswith("where the payload says 'vote: Near_'; the payload is used")
+        if index == 2:  # a middle message: the page's copy, unchecked
+            assert normal.body.own != "vote: Near_" and normal.notes == ()
+        else:
+            assert normal == strict
 
 
 # ---------------------------------------------------------------------------------------------
