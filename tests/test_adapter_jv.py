@@ -62,7 +62,7 @@ def post_summary(data: bytes) -> list[tuple]:
 
 def test_there_are_cases() -> None:
     assert {p.name for p in CASES} >= {"kira-2026", "legacy", "html2026-nopayload", "real-2026",
-                                       "real-2026-html"}
+                                       "real-2026-html", "kira-real-2026"}
 
 
 @pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
@@ -672,32 +672,72 @@ def test_thread_id_from_the_pager_when_the_head_names_no_topic_and_none_without(
     assert ENGINE.parse_page(bare, page_ctx).thread_id is None
 
 
-def test_the_skipped_ad_slots_reach_the_gm_report(tmp_path: Path) -> None:
-    """End to end (issue 13): `tally count --from` a real page; the GM report's "Reading the
-    thread" says what was skipped."""
+KIRA_REAL = JV_DIR / "kira-real-2026"
+
+
+def count_kira_real(*options: str):
     from typer.testing import CliRunner
 
     from tally.cli import app
 
-    game = tmp_path / "game.toml"
-    game.write_text(f"""title = "Kira"
-preset = "kira"
-timezone = "Europe/Paris"
-[thread]
-url = "{REAL_URL.format(1200)}"
-engine = "jv"
-[[players]]
-name = "Raiko_"
-[[days]]
-number = 1
-start = "2026-07-22 11:00:00"
-deadline = "2026-07-22 13:00:00"
-""", encoding="utf-8")
-    saved = tmp_path / "pages"
-    saved.mkdir()
-    (saved / "page-1200.html").write_bytes(real_page())
-    result = CliRunner().invoke(app, ["count", str(game), "--from", str(saved), "--fetched-at",
-                                      "2026-07-27T13:11:26Z", "--format", "text"])
+    return CliRunner().invoke(app, [options[0], str(KIRA_REAL / "game.toml"), "--from",
+                                    str(KIRA_REAL), "--fetched-at", "2026-07-27T13:11:26Z",
+                                    *options[1:]])
+
+
+def test_a_kira_day_on_a_real_page_counts_what_its_posts_show() -> None:
+    """End to end on real 2026 markup (fixtures/jv/kira-real-2026/README.md reads the tally off
+    the posts): `tally count --from`, JSON."""
+    result = count_kira_real("count", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    counts = {c["player"]: list(zip(c["voters"], c["posts"])) for c in data["counts"]}
+    assert counts == {
+        "Qingyi": [("Maredioa", "1316659368"), ("Coll0", "1316659408"),
+                   ("Trey_Azagthoth", "1316659448"), ("OumaeKumiko", "1316659912"),
+                   ("Shunyumi", "1316660368"), ("Treiben", "1316661488")],
+        "Maredioa": [("Qingyi", "1316659592"), ("Neko-Supremacy", "1316660512")],
+        "Hillojow": [("Mogica", "1316660520")],
+    }
+    assert sorted(data["not_voting"]) == ["Hillojow", "Raiko_"]
+    outcome = data["outcome"]
+    assert (outcome["result"], outcome["player"], outcome["rule"]) == ("eliminated", "Qingyi", "K10")
+
+
+@pytest.mark.parametrize(("post", "words"), [
+    ("1316659360", ["VOID", "[K4]", "Message édité le 02 juin 2026 à 22:29:23 par Hillojow"]),
+    ("1316659376", ["NOT_A_VOTE"]),  # its vote is in a spoiler
+    ("1316659616", ["NOT_A_VOTE"]),  # its vote is in a quote of Hillojow
+    ("1316659384", ["SUPERSEDED", "replaced by post 1316659448"]),
+])
+def test_the_audit_of_the_real_page_explains_each_post(post: str, words: list[str]) -> None:
+    result = count_kira_real("audit", "--post", post)
+    assert result.exit_code == 0, result.output
+    for word in words:
+        assert word in result.stdout, result.stdout
+
+
+def test_the_skipped_ad_slots_reach_the_gm_report() -> None:
+    """End to end (issue 13): the GM report's "Reading the thread" says what was skipped."""
+    result = count_kira_real("count", "--format", "text")
     assert result.exit_code == 0, result.output
     reading = result.output.split("Reading the thread:\n", 1)[1]
     assert reading.splitlines()[0] == f"  - {AD_SLOTS}"
+
+
+def test_a_stray_page_of_another_topic_stops_the_count(tmp_path: Path) -> None:
+    """Issue 16 on JV: a real page of topic 77054608 saved among kira-2026's pages (topic
+    74125893) is named by the topic it says, whatever its file name."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for number in (1, 2):
+        (pages / f"page-{number}.html").write_bytes(kira_page(number))
+    (pages / "page-3.html").write_bytes(real_page())
+    result = CliRunner().invoke(app, ["count", str(JV_DIR / "kira-2026" / "game.toml"), "--from",
+                                      str(pages), "--fetched-at", "2026-06-03T03:30:00Z"])
+    assert result.exit_code == 4, result.output
+    assert "page 1200 is from topic 77054608, not 74125893" in result.output
