@@ -242,7 +242,7 @@ class Extractor:
 
     def _found(self, text: str, bold: tuple[str, ...]) -> list[Action | _Example | _Prose]:
         if not self.syntax.require_bold:
-            return self._span_actions(text, _starts(text, bold))
+            return self._span_actions(text, bold)
         found: list[Action | _Example | _Prose] = []
         for span in bold:
             found += self._span_actions(span, ())
@@ -277,9 +277,12 @@ class Extractor:
             hits = kept
         return hits
 
-    def _span_actions(self, text: str, bold_starts: tuple[int, ...]) -> list[Action | _Example | _Prose]:
+    def _span_actions(self, text: str, bold: tuple[str, ...]) -> list[Action | _Example | _Prose]:
         hits = self._hits(text)
+        if not hits:  # most posts
+            return []
         found: list[Action | _Example | _Prose] = []
+        bold_starts = _starts(text, bold) if bold else ()
         chain = -1  # where a command chained to the previous one may start (issue 13)
         for i, hit in enumerate(hits):
             line_end = text.find("\n", hit.end)
@@ -303,8 +306,9 @@ class Extractor:
             if action is None:
                 continue
             if not command:  # "I think we should vote Bob tomorrow": prose that names a player
-                if isinstance(action, Action):
-                    found.append(_Prose(_line_of(text, hit.start)))
+                # a format example stays one wherever it stands ("to vote, write vote Name")
+                found.append(_Prose(_line_of(text, hit.start)) if isinstance(action, Action)
+                             else action)
                 continue
             found.append(action)
             # "vote Bob, unvote": a command may follow a vote whose target is just the name

@@ -311,6 +311,7 @@ def test_bare_form_with_a_lookalike_word_of_nobody_is_prose() -> None:
     (EN, "Format: ##vote PlayerName", "##vote PlayerName"),
     (EN, "vote: <name>", "vote: <name>"),
     (EN, "vote: [player name]", "vote: [player name]"),
+    (EN, "To vote, write vote PlayerName", "vote PlayerName"),  # inside a sentence too
     (FR, "Pour voter : vote: Pseudo", "vote: Pseudo"),
     (RU, "Голосую за Ник", "Голосую за Ник"),
     (ZH, "投票 X", "投票 X"),
