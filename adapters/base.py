@@ -14,12 +14,31 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar
 
 from tally.errors import NotAThreadPage, ParserCrash, TallyError
 from tally.model import Page
+
+
+# `--strict` for reading pages (JV's payload/HTML canary on every message, not a sample): set
+# for one command by the CLI and read as PageContext's default, so that the readers between the
+# command and the engine (saved folder, WARC, store, network) need not each carry it.
+STRICT_READING: ContextVar[bool] = ContextVar("strict_reading", default=False)
+
+
+@contextmanager
+def strict_reading(on: bool = True) -> Iterator[None]:
+    """Pages parsed inside read with every self-check on every post (`tally count --strict`)."""
+    token = STRICT_READING.set(on)
+    try:
+        yield
+    finally:
+        STRICT_READING.reset(token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +51,8 @@ class PageContext:
     language: str | None = None  # the board's language, when the game file states it
     per_page: int | None = None  # posts per page, when the game file states it
     floor_names: tuple[str, ...] = ()  # the board's own names of its first floors (Discuz)
-    strict: bool = False  # `--strict`: run every sampled self-check on every post (JV's canary)
+    # `--strict`: every sampled self-check on every post (JV's canary); see STRICT_READING.
+    strict: bool = field(default_factory=STRICT_READING.get)
 
 
 def reading_post(exc: Exception, post_id: str) -> None:

@@ -339,14 +339,17 @@ def count(
     public: bool = typer.Option(False, "--public", help="With text or json: leave out the GM "
                                 "report."),
     strict: bool = typer.Option(False, "--strict", help="Exit 5 when the count needs a GM "
-                                "decision (unresolved names, a tie left to the GM)."),
+                                "decision (unresolved names, a tie left to the GM); read every "
+                                "page with all its self-checks (jeuxvideo.com: the payload "
+                                "against the HTML on every message)."),
     lang: str | None = LangOpt,
 ) -> None:
     """Count a day's votes and print the tally post (and, in text/json, the GM report)."""
+    from tally.adapters.base import strict_reading
     from tally.render import FORMATS, render
     from tally.render.i18n import language_for
 
-    with errors():
+    with errors(), strict_reading(strict):
         known_format(fmt, FORMATS)
         counted = read_and_count(game, day, source, fetched_at, offline, store, as_of,
                                  extra or (), warc)

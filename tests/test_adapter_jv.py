@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from tally import times
-from tally.adapters import dates, jv
+from tally.adapters import base, dates, jv
 from tally.adapters.base import PageContext
 from tally.adapters.html import has_class_xpath
 from tally.adapters.jv import JV, decode_jvcare, full_date, read_shown_time
@@ -741,3 +741,32 @@ def test_a_stray_page_of_another_topic_stops_the_count(tmp_path: Path) -> None:
                                       str(pages), "--fetched-at", "2026-06-03T03:30:00Z"])
     assert result.exit_code == 4, result.output
     assert "page 1200 is from topic 77054608, not 74125893" in result.output
+
+
+def test_count_strict_runs_the_canary_on_every_message(tmp_path: Path) -> None:
+    """`tally count --strict` reaches the reader (PageContext.strict): a middle message whose
+    HTML shows another time is noted in its verdict's evidence only then."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    shown = 'messageUser__date">02 juin 2026 à 22:28:00<'.encode()  # Qingyi's 1316659592
+    data = (KIRA_REAL / "page-1.html").read_bytes()
+    assert data.count(shown) == 1
+    (pages / "page-1.html").write_bytes(data.replace(shown, shown.replace(b"22:28:00", b"22:18:00")))
+    note = ("note: the page shows '02 juin 2026 à 22:18:00' where the payload says "
+            "'02 juin 2026 à 22:28:00'; the payload is used")
+
+    def evidence(*strict: str) -> list[str]:
+        result = CliRunner().invoke(app, ["count", str(KIRA_REAL / "game.toml"), "--from",
+                                          str(pages), "--fetched-at", "2026-07-27T13:11:26Z",
+                                          "--format", "json", *strict])
+        assert result.exit_code == 0, result.output
+        verdicts = json.loads(result.stdout)["verdicts"]
+        return next(v for v in verdicts if v["post"] == "1316659592")["evidence"]
+
+    assert note not in evidence()
+    assert note in evidence("--strict")
+    assert not base.STRICT_READING.get()  # the command's setting does not outlive it
