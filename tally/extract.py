@@ -92,10 +92,18 @@ _SENTENCE_BREAK = re.compile(r"[.!?…;:]+[\s\u00a0]+|[。！？；：]+\s*")
 # vote Bob", "所以取消投票". Not "and", "y", "и": those join names and nouns too.
 _CLAUSE = re.compile(r"(?<!\w)(?:but|so|pero|así que|entonces|mais|donc|alors|но|так что|"
                      r"поэтому|итак)\s+|(?:但是|所以|那么)", re.IGNORECASE)
-# List marks and brackets before a command ("- vote Bob", "> unvote", "«vote Bob»").
-_MARKS = " \t\u00a0-*•·>~–—«»\"“”'(（【[=+"
-# The subject a command may start with: "I vote", "Je vote", "Yo voto", "Я голосую", "我投票".
-_PRONOUN = re.compile(r"(?:i|je|j'|j’|yo|я|ich)\s+|我", re.IGNORECASE)
+# Before a command on its line only marks may stand (list marks, brackets, a smiley: "- vote
+# Bob", "> unvote", ":) unvote"), and a subject pronoun: "I vote", "Je vote", "Yo voto",
+# "Я голосую", "我投票".
+_PRONOUN = re.compile(r"i|je|j'|j’|yo|я|ich|我", re.IGNORECASE)
+
+
+def _only_marks(lead: str) -> bool:
+    """Whether `lead` holds no word but a subject pronoun."""
+    words = "".join(ch if ch.isalnum() or ch in "'’" else " " for ch in lead).split()
+    return not words or (len(words) == 1 and _PRONOUN.fullmatch(words[0]) is not None)
+
+
 # Between two commands on one line: "unvote, vote Bob", "unvote and vote Bob", "取消投票，投票 X".
 _CHAIN = re.compile(r"[\s\W]*(?:(?:and|then|y|luego|et|puis|и|потом|然后|再)[\s\W]*)?",
                     re.IGNORECASE)
@@ -326,8 +334,7 @@ class Extractor:
         anchors = [line_start, *(b for b in bold_starts if line_start <= b <= start)]
         anchors += [m.end() for m in _SENTENCE_BREAK.finditer(text, line_start, start)]
         anchors += [m.end() for m in _CLAUSE.finditer(text, line_start, start)]
-        lead = text[max(anchors):start].lstrip(_MARKS)
-        if lead and not _PRONOUN.fullmatch(lead):
+        if not _only_marks(text[max(anchors):start]):
             return False
         return not _is_question(text, start)
 

@@ -89,7 +89,8 @@ def test_each_english_vote_form(text: str) -> None:
     assert actions[0].match is not None and actions[0].match.how == "exact"
 
 
-@pytest.mark.parametrize("text", ["unvote", "##unvote", "UnVote please", "I unvote."])
+@pytest.mark.parametrize("text", ["unvote", "##unvote", "UnVote please", "I unvote.",
+                                  ":) unvote", "\U0001f44d unvote", "> unvote", "1. unvote"])
 def test_each_english_unvote_form(text: str) -> None:
     assert summary(EN.actions(text)) == [("unvote", None)]
 
