@@ -3,25 +3,34 @@
 Both versions serve many boards; the Russian virtual-mafia board of the rulebooks runs IPB 3.4
 (rulebooks/mafia-virtual.ru.txt: "Отправлено 09 October 2017 - 23:20").
 
+One reader serves both versions; where each keeps a post's parts is data (`Markup`, below):
+compiled XPath queries, each asked once per post. The versions differ in:
+
 - IPB 3.x (5.1): `div.post_block#post_id_{pid}`, "#n" permalink, `abbr.published[title]` (ISO
   with offset), body `div.post.entry-content`, edit notice `p.edit`, pagination "Страница x из y".
 - IPS 4.x (5.2): `article#elComment_{id}`, `<time datetime>` in UTC, body
   `div[data-role=commentContent]`, edit line "Изменено … пользователем X" / "Edited … by X",
   pagination `ul.ipsPagination[data-pages]`; positions are counted from the page offset.
 
+What sits between the posts and is not one (the board's ad code, IPS 4's advertisement blocks,
+the guest sign-in prompt) is skipped and said in Page.notes, which reach the audit's "Reading
+the thread" (issue 13); a block there that carries a post's parts but no post id stops the
+reading (exit 4) rather than be dropped. Posts a moderator hid, queued or soft-deleted, and
+posts of a user the viewer ignores, are posts: they are kept (hidden ones as `deleted`, so the
+rules say so, C6) and noted.
+
 A machine-readable time wins over the display text; a disagreement is kept as a post note
 (DESIGN.md "Time"). Display texts are read with the helpers of tally.times, in Russian and English.
-
-One reader per version reads every page (issue 15: the byte-level fast path is retired).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 from urllib.parse import urljoin
 
@@ -36,7 +45,6 @@ from tally.adapters.html import (
     block_text,
     class_set,
     collapse,
-    has_class_xpath,
     parse_tree,
     parser_input,
     split_body,
@@ -45,195 +53,212 @@ from tally.errors import ForumError, InputError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 
 # ---------------------------------------------------------------------------------------------
-# XPath, compiled once: compiling on every call made parsing several times slower than lxml's
-# own parse (DESIGN.md "Performance" asks for at least half its speed).
+# Where each version keeps what (FORUMS.md 5.1, 5.2). A post's parts as the stock template
+# places them are found by one query of child steps (`Part`s: a few nodes visited, one call a
+# post); a part a board's skin moved is then searched for with the version's fallback queries,
+# the first that finds something winning. A descendant search walks the whole post: each costs
+# about a tenth of lxml's parse of the post, so the stock paths come first.
+
+Query = tuple[etree.XPath, ...]
 
 
-@lru_cache(maxsize=256)
-def _compiled(path: str) -> etree.XPath:
-    return etree.XPath(path)
+def _queries(*paths: str) -> Query:
+    return tuple(etree.XPath(path) for path in paths)
 
 
-# XPath's string() is what lxml.html's text_content() runs, and works on the plain elements of
-# parse_tree; itertext() yields piece by piece and is several times slower.
-_text = etree.XPath("string()", smart_strings=False)
+def _cls(name: str) -> str:
+    """An XPath test for a class name: contains() first (cheap), then the exact word."""
+    return (f"contains(@class, '{name}') and "
+            f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')")
 
 
-def _has_class(name: str) -> str:
-    """has_class_xpath behind a plain contains(): the exact test runs only on the few elements
-    whose class attribute holds the name at all."""
-    return f"contains(@class, '{name}') and {has_class_xpath(name)}"
+@dataclass(frozen=True)
+class Part:
+    """A part of a post where the stock template puts it: a path of child steps from the post
+    block, and what tells its elements from the other parts' (the tag, and a word the
+    attribute holds)."""
+
+    name: str  # author, number, stamp, message, edit, signature
+    path: str
+    tag: str
+    attribute: str = ""
+    word: str = ""
+
+    def holds(self, element: HtmlElement) -> bool:
+        """Whether `element` (found by the stock query) is this part."""
+        return element.tag == self.tag and (
+            not self.attribute or self.word in (element.get(self.attribute) or "").split())
 
 
-def _all(element: HtmlElement, path: str) -> list[Any]:
-    result = _compiled(path)(element)
-    return result if isinstance(result, list) else [result]
+@dataclass(frozen=True)
+class Markup:
+    """One Invision version's markup: what the reader asks of each post."""
+
+    version: str  # for messages: "IPB 3", "IPS 4"
+    id_prefix: str  # a post block's id is this prefix and the post id
+    parts: tuple[Part, ...]  # the stock places, found in one query
+    machine: str  # the stamp's attribute with the machine time (ISO)
+    hidden: frozenset[str]  # classes of a post shown hidden, queued or deleted to staff
+    per_page: int  # the engine's default posts per page
+    # Fallbacks, per post (relative to the post block)
+    author: Query  # the element (or text) holding the author's name
+    profile: Query  # the link to the author's profile (account id)
+    stamp: Query  # the element with the post time
+    message: Query
+    number: Query  # IPB 3's "#n" link (position and permalink)
+    permalink: Query  # the href of the post's link to itself (IPS 4)
+    # Fallbacks, per message
+    edit: Query  # the edit notice inside the message
+    signature: Query  # the signature, after the message
+
+    @cached_property
+    def stock(self) -> etree.XPath:
+        return etree.XPath(" | ".join(part.path for part in self.parts))
 
 
-def _find(element: HtmlElement, paths: tuple[str, ...]) -> Any | None:
-    """The first match of the first path (in order) that matches anything."""
-    return _find_by(element, paths)[0]
+_IPB3_MESSAGE = "*/div/div[@itemprop='commentText']"
+IPB3 = Markup(
+    version="IPB 3",
+    id_prefix="post_id_",
+    # skin_topic.php `post`: div.post_wrap > h3 > span.post_id > a "#n", span.author > a;
+    # div.post_body > p.posted_info > abbr.published, div.post.entry-content > p.edit;
+    # div.signature after the message
+    parts=(Part("number", f"*/h3/span[{_cls('post_id')}]/a", "a"),
+           Part("author", f"*/h3/span[{_cls('author')}]", "span"),
+           Part("stamp", "*/div/p/abbr", "abbr"),
+           Part("message", _IPB3_MESSAGE, "div", "itemprop", "commentText"),
+           Part("edit", f"{_IPB3_MESSAGE}/p[{_cls('edit')}]", "p"),
+           Part("signature", f"*/div/div[{_cls('signature')}]", "div", "class", "signature")),
+    machine="title",
+    hidden=frozenset(("moderated", "hidden")),
+    per_page=20,  # display_max_posts
+    author=_queries(f"descendant::span[{_cls('author')}][1]",
+                    "descendant::h3[1]/text()[normalize-space()][1]"),  # a guest: plain name
+    profile=_queries(f"descendant::span[{_cls('author')}][1]//a[1]",
+                     "descendant::a[@hovercard-id][1]"),
+    stamp=_queries(f"descendant::abbr[{_cls('published')}][1]",
+                   f"descendant::p[{_cls('posted_info')}][1]"),
+    # softDeletedPostBit shows the original only inside postsDeleteShow_ (moderator view).
+    message=_queries("descendant::div[@itemprop='commentText'][1]",
+                     "(descendant::*[starts-with(@id, 'postsDeleteShow_')]"
+                     f"//div[{_cls('entry-content')}])[1]",
+                     f"descendant::div[{_cls('entry-content')}][1]",
+                     f"descendant::div[{_cls('post')}][1]"),
+    number=_queries(f"descendant::span[{_cls('post_id')}][1]/a[1]",
+                    "descendant::a[@data-entry-pid][1]"),
+    permalink=(),
+    edit=_queries(f"p[{_cls('edit')}][last()]"),
+    signature=_queries(f"following-sibling::div[{_cls('signature')}][1]"),
+)
+
+_IPS4_MESSAGE = "div/div/div/div[@data-role='commentContent']"
+IPS4 = Markup(
+    version="IPS 4",
+    id_prefix="elComment_",
+    # theme.xml postContainer and post: aside > h3.cAuthorPane_author > strong > a;
+    # div > div#comment-N_wrap > div.ipsComment_meta > p (or div) > a > time; the wrap's
+    # div.cPost_contentWrap > div[data-role=commentContent] > span[data-excludequote] (the
+    # edit line), then div[data-role=memberSignature]
+    parts=(Part("author", "aside/h3/strong", "strong"),
+           Part("stamp", f"div/div/div[{_cls('ipsComment_meta')}]/*/a/time", "time"),
+           Part("message", _IPS4_MESSAGE, "div", "data-role", "commentContent"),
+           Part("edit", f"{_IPS4_MESSAGE}/span[@data-excludequote]", "span"),
+           Part("signature", "div/div/div/div[@data-role='memberSignature']", "div",
+                "data-role", "memberSignature")),
+    machine="datetime",
+    hidden=frozenset(("ipsModerated",)),
+    per_page=25,  # forums_posts_per_page
+    author=_queries(f"descendant::*[{_cls('cAuthorPane_author')}][1]//*[@itemprop='name'][1]",
+                    f"descendant::*[{_cls('cAuthorPane_author')}][1]",
+                    "descendant::aside[1]//h3[1]"),
+    profile=_queries(f"descendant::*[{_cls('cAuthorPane_author')}][1]//a[1]",
+                     "descendant::aside[1]//h3[1]//a[1]"),
+    stamp=_queries(f"descendant::div[{_cls('ipsComment_meta')}][1]//time[1]"),
+    message=_queries("descendant::*[@data-role='commentContent'][1]"),
+    number=(),
+    permalink=_queries("descendant::a[contains(@href, 'comment=')][1]/@href"),
+    edit=_queries("*[@data-excludequote][last()]"),
+    signature=_queries("following-sibling::div[@data-role='memberSignature'][1]"),
+)
+IPS4_PER_PAGE = IPS4.per_page
+
+# The page's landmarks, found by walking the page's elements of a few tags (lxml's iter()
+# filters the tags in C; an XPath with attribute tests on every element, or one walk per
+# landmark, costs a fifth of lxml's parse or more): (tag, attribute, value, what). A class is
+# matched by word, a value ending in "_" as a prefix, any other by the whole value ("": present).
+_LANDMARKS: tuple[tuple[str, str, str, str], ...] = (
+    ("li", "class", "pagejump", "pages"),  # IPB 3 "Страница 1 из 3"
+    ("ul", "data-pages", "", "pages"),  # IPS 4 ul.ipsPagination > li.ipsPagination_active
+    ("li", "class", "page", "pagination"),  # IPB 3 page links
+    ("li", "class", "next", "next"),  # IPB 3 li.next > a
+    ("li", "class", "ipsPagination_next", "next"),  # IPS 4, ipsPagination_inactive on the last
+    ("h1", "class", "ipsType_pagetitle", "title"),  # IPB 3
+    ("h1", "class", "ipsType_pageTitle", "title"),  # IPS 4
+    # Which topic the page shows (issue 16): the canonical link, the fast-reply and moderation
+    # forms' `t` (IPB 3), the comment form's commentform_{tid}_submitted (IPS 4)
+    ("link", "rel", "canonical", "topic"),
+    ("input", "name", "t", "topic"),
+    ("input", "name", "commentform_", "topic"),
+    # The guest sign-in prompt (issue 13): IPB 3's disabled reply button "Авторизуйтесь для
+    # ответа в теме" (topic_no_reply_guest), IPS 4's guestCommentTeaser heading
+    ("li", "class", "disabled", "guest"),
+    ("h2", "class", "ipsType_pageTitle", "guest"),
+)
+_BY_TAG: dict[str, dict[str, dict[str, str]]] = {}  # tag -> attribute -> value -> what
+for _tag, _attribute, _value, _what in _LANDMARKS:
+    _BY_TAG.setdefault(_tag, {}).setdefault(_attribute, {})[_value] = _what
 
 
-def _find_by(element: HtmlElement, paths: tuple[str, ...]) -> tuple[Any | None, int]:
-    """_find, and the index of the path that matched (len(paths) for none)."""
-    for index, path in enumerate(paths):
-        found = _all(element, path)
-        if found:
-            return found[0], index
-    return None, len(paths)
-
-
-_INDEXED_ATTRS = frozenset(("itemprop", "data-role", "data-quotedata", "data-excludequote",
-                  "data-entry-pid", "hovercard-id"))
-
-# Blocks of a post whose inside is never read: the profile pane, the buttons, the message body
-# (read by split_body) and the signature (read whole).
-UNREAD_BLOCKS = frozenset(("author_info", "post_controls", "cAuthorPane_info",
-                            "ipsComment_controls", "entry-content", "signature", "ipsLikeBar"))
-
-
-class _Index:
-    """The first element of each class, tag and marker attribute in one post: one walk of the
-    post's subtree instead of a dozen XPath queries (the speed goal of DESIGN.md)."""
-
-    def __init__(self, root: HtmlElement) -> None:
-        self.by_class: dict[str, HtmlElement] = {}
-        self.by_tag: dict[str, HtmlElement] = {}
-        self.by_attr: dict[tuple[str, str | None], HtmlElement] = {}
-        self.by_id_prefix: dict[str, HtmlElement] = {}
-        # (element, may descend): the children of a block whose inside is never read are
-        # indexed, not walked (a message: its blocks are split_body's business, only the edit
-        # line is ours). One flat loop: this walk is still the largest part of a post's cost.
-        stack: list[tuple[HtmlElement, bool]] = [(root, True)]
-        pop, push = stack.pop, stack.extend
-        while stack:
-            element, walk = pop()
-            tag = element.tag
-            if tag.__class__ is not str:  # comments, processing instructions
+def _landmarks(doc: HtmlElement) -> dict[str, list[HtmlElement]]:
+    """The page's landmarks by what they are, in page order."""
+    marks: dict[str, list[HtmlElement]] = {}
+    for element in doc.iter(*_BY_TAG):
+        for attribute, wanted in _BY_TAG[element.tag].items():
+            found = element.get(attribute)
+            if found is None:
                 continue
-            if tag not in self.by_tag:
-                self.by_tag[tag] = element
-            items = element.items()
-            descend = self._add_attributes(element, items) if items else True
-            if walk:  # document order: the first child is popped first
-                push([(child, descend) for child in reversed(element)])
-
-    def _add_attributes(self, element: HtmlElement, items: list[tuple[str, str]]) -> bool:
-        """Index the classes and marker attributes of one element; False when its inside is
-        not worth walking."""
-        descend = True
-        for attr, value in items:
-            if attr == "class":
-                names = value.split()
-                for name in names:
-                    if name not in self.by_class:
-                        self.by_class[name] = element
-                if not UNREAD_BLOCKS.isdisjoint(names):
-                    descend = False
-            elif attr == "id":
-                if "_" in value:
-                    self.by_id_prefix.setdefault(value.split("_", 1)[0] + "_", element)
-            elif attr in _INDEXED_ATTRS:
-                self.by_attr.setdefault((attr, None), element)
-                self.by_attr.setdefault((attr, value), element)
-                if value == "commentContent" or value == "commentText":
-                    descend = False
-        return descend
-
-    def cls(self, name: str, tag: str | None = None) -> HtmlElement | None:
-        found = self.by_class.get(name)
-        return found if found is not None and (tag is None or found.tag == tag) else None
-
-    def attr(self, name: str, value: str | None = None) -> HtmlElement | None:
-        return self.by_attr.get((name, value))
-
-
-# The message bodies by their marker attribute (besides the classes of UNREAD_BLOCKS).
-_BODY_MARKS = frozenset(("commentContent", "commentText"))
-_ELEMENTS = etree.Element  # iter() filter: elements only, no processing instructions
-
-
-class _Wanted:
-    """What one version's post reading looks up: classes, and attributes by name and value."""
-
-    def __init__(self, classes: tuple[str, ...], attrs: tuple[str, ...]) -> None:
-        self.classes = frozenset(classes)
-        self.marks = self.classes | UNREAD_BLOCKS  # one isdisjoint() passes most elements
-        self.attrs = attrs  # must hold the body markers a version uses (itemprop, data-role)
-
-
-def _scan(root: HtmlElement, wanted: _Wanted) -> dict[object, HtmlElement]:
-    """The first element of each wanted class and each wanted attribute (by name: key
-    (name, None), and by (name, value)), in the order and scope of _Index's walk.
-
-    _Index reads every attribute of every element: this is the per-post hot path, so it reads
-    the class and the few attributes asked for, and walks with lxml's C iterator, jumping over
-    the inside of each block whose inside is never read (the message above all)."""
-    found: dict[object, HtmlElement] = {}
-    elements = root.iter(_ELEMENTS)
-    for element in elements:
-        if not _note(element, found, wanted):
-            continue
-        for child in element:  # an unread block's children are looked at, not walked
-            if child.tag.__class__ is str:
-                _note(child, found, wanted)
-        last = _last_inside(element)
-        if last is not element:
-            for skipped in elements:  # the same iterator: the loop goes on after `last`
-                if skipped is last:
-                    break
-    return found
-
-
-def _note(element: HtmlElement, found: dict[object, HtmlElement], wanted: _Wanted) -> bool:
-    """Record `element` under its wanted classes and attributes; True for an unread block."""
-    unread = False
-    value = element.get("class")
-    if value:
-        names = value.split()
-        if not wanted.marks.isdisjoint(names):
-            for name in names:
-                if name in wanted.classes and name not in found:
-                    found[name] = element
-            unread = not UNREAD_BLOCKS.isdisjoint(names)
-    for attr in wanted.attrs:
-        value = element.get(attr)
-        if value is not None:
-            if (attr, None) not in found:
-                found[attr, None] = element
-            if (attr, value) not in found:
-                found[attr, value] = element
-            if value in _BODY_MARKS:
-                unread = True
-    return unread
-
-
-def _last_inside(element: HtmlElement) -> HtmlElement:
-    """The last element of `element`'s subtree in document order (itself when it has none)."""
-    while len(element):
-        child = element[-1]
-        if child.tag.__class__ is not str:  # a trailing processing instruction
-            child = next((c for c in reversed(element) if c.tag.__class__ is str), None)
-            if child is None:
+            what = (next((wanted[word] for word in found.split() if word in wanted), None)
+                    if attribute == "class" else wanted.get(found) or wanted.get("")
+                    or next((w for value, w in wanted.items()
+                             if value.endswith("_") and found.startswith(value)), None))
+            if what is not None:
+                marks.setdefault(what, []).append(element)
                 break
-        element = child
-    return element
+    return marks
 
 
-def _either(*candidates: HtmlElement | None) -> HtmlElement | None:
-    """The first candidate found (elements must not be truth-tested: lxml warns)."""
-    return next((c for c in candidates if c is not None), None)
+def _posts(doc: HtmlElement) -> tuple[Markup, list[HtmlElement]]:
+    """The version and its post blocks, in page order: IPS 4's article#elComment_N, else IPB
+    3's div#post_id_N (post and softDeletedPostBit)."""
+    for markup, tag in ((IPS4, "article"), (IPB3, "div")):
+        posts = [e for e in doc.iter(tag) if (e.get("id") or "").startswith(markup.id_prefix)]
+        if posts:
+            return markup, posts
+    return IPB3, []
 
 
-def _inner(element: HtmlElement | None, tag: str) -> HtmlElement | None:
-    """The first `tag` element inside `element` (itself excluded)."""
-    if element is None:
-        return None
-    return next((e for e in element.iterdescendants(tag)), None)
+_PAGES_SHOWN = re.compile(r"(\d+)\s+(?:из|of)\s+(\d+)")
+_ACTIVE_PAGE = etree.XPath(f"li[{_cls('ipsPagination_active')}][1]")
+_NEXT_HREF = etree.XPath("a[1]/@href")
+_TOPIC_IN_SOURCE = re.compile(r"^(\d+)$|^commentform_(\d+)_|[?&]showtopic=(\d+)|/topic/(\d+)(?:-|/|$)")
+_GUEST_WORDS = ("Авторизуйтесь", "войдите", "Войдите", "Log in", "Sign in", "sign in")
 
 
-IPS4_PER_PAGE = 25  # forums_posts_per_page default (FORUMS.md 5.2)
+# ---------------------------------------------------------------------------------------------
+# What is not a post (issue 13). Between the posts: post anchors and separators are chrome; a
+# block with a post's parts but no post id is a post that cannot be read; anything else is
+# skipped and noted (the board's ad code, IPS 4's ipsAdvertisement / ipsAd blocks).
+
+_BETWEEN_POSTS_CHROME = frozenset(("a", "hr", "script", "noscript", "style", "input", "br"))
+_LOOKS_LIKE_A_POST = etree.XPath(
+    "descendant-or-self::*[@itemprop='commentText' or @data-role='commentContent'"
+    f" or self::abbr[{_cls('published')}] or self::time[@datetime]][1]")
+_AD_CLASSES = re.compile(r"\b(?:ipsAd\w*|ipsSpacer\w*|adsbygoogle|advert\w*|sponsor\w*|ad_?code)\b",
+                         re.IGNORECASE)
+# IPS 4 shows a user the viewer ignores as a placeholder and keeps the post hidden (ipsHide);
+# IPB 3 puts the placeholder inside the post and hides its post_wrap.
+_IGNORED_PLACEHOLDER = frozenset(("ipsComment_ignored", "post_ignore"))
+_IGNORED_IN_POST = etree.XPath(f"div[{_cls('post_ignore')}]")
 
 # ---------------------------------------------------------------------------------------------
 # URLs (FORUMS.md 5.1/5.2 "Pagination"): the page marker keeps the style of the URL it came in.
@@ -269,7 +294,7 @@ def _with_query(url: str, param: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}{param}"
 
 
-# ---------------------------------------------------------------------------------------------
+
 # Times as shown (FORUMS.md 5.1 clock_long and relative forms, 5.2 DateTime::html)
 
 # US-English IPS 4 titles write "10/09/2017" month first; dotted Russian ones day first.
@@ -285,14 +310,6 @@ class Shown:
     has_time: bool = True  # False for date-only displays ("9 октября, 2017")
 
 
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December")
-_MINUTE = timedelta(minutes=1)  # a display to the minute, and the second of slack read_shown adds
-_RELATIVE_MINUTE = timedelta(seconds=119)  # the same read against the fetch clock: a minute more
-_DAY_WORDS = {0: ("Сегодня, ", "Today, "), 1: ("Вчера, ", "Yesterday, ")}  # days before the fetch
-_TWO_DIGITS = tuple(f"{n:02d}" for n in range(100))  # "%02d", looked up: formatting costs more
-
-
 def read_shown(text: str, fetched_local: datetime) -> Shown | None:
     """A display time of either version, in Russian or English; None when unreadable. Read
     by adapters/dates.py; a relative form gets a minute more slack (the fetch clock is not
@@ -304,7 +321,7 @@ def read_shown(text: str, fetched_local: datetime) -> Shown | None:
     return Shown(shown.at, shown.latest - shown.earliest + slack, shown.has_time)
 
 
-# ---------------------------------------------------------------------------------------------
+
 # Body blocks of both versions (FORUMS.md 5.1 quotes/edit, 5.2 quotes/spoilers/edit line)
 
 _EDIT_IPB3 = re.compile(r"^(?:Сообщение отредактировал|This post has been edited by)\s+(.+)$", re.DOTALL)
@@ -361,11 +378,15 @@ def _is_citation(element: HtmlElement) -> bool:
     return bool(class_set(element) & {"citation", "ipsQuote_citation"})
 
 
+_CITATION_BLOCK = _queries(f"*[{_cls('citation')}][1]", f"*[{_cls('ipsQuote_citation')}][1]")
+_SPOILER_CONTENT = _queries(f"descendant::*[{_cls('ipsSpoiler_contents')}][1]",
+                            f"descendant::*[{_cls('bbc_spoiler_content')}][1]")
+
+
 def _read_quote(element: HtmlElement) -> Quote:
     """A quote and its cited author: data attributes first, then the citation line."""
     author = element.get("data-ipsquote-username") or element.get("data-author")
-    citation = _find(element, (f"./*[{_has_class('citation')}]",
-                               f"./*[{_has_class('ipsQuote_citation')}]"))
+    citation = _first(element, _CITATION_BLOCK)
     caption = element.getprevious()
     if not author and citation is not None:
         author = _citation_author(_text(citation))
@@ -376,9 +397,15 @@ def _read_quote(element: HtmlElement) -> Quote:
 
 
 def _read_spoiler(element: HtmlElement) -> str:
-    content = _find(element, (f".//*[{_has_class('ipsSpoiler_contents')}]",
-                              f".//*[{_has_class('bbc_spoiler_content')}]"))
+    content = _first(element, _SPOILER_CONTENT)
     return block_text(content if content is not None else element)
+
+
+
+def _read_aside(element: HtmlElement) -> str:
+    if class_set(element) & _SPOILER_CLASSES:
+        return _read_spoiler(element)
+    return block_text(element)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -406,42 +433,43 @@ def _marked(head: bytes) -> bool:
     return any(mark in start for mark in _INVISION_MARKS) or any(mark in head for mark in _INVISION_MARKS)
 
 
-# Both versions' post blocks, and IPB 3's soft-deleted originals, in one scan of the id
-# attributes (a name test on @id is far cheaper for libxml2 than a predicate on every element).
-_POST_IDS = etree.XPath(
-    "descendant::*/@id[starts-with(., 'elComment_') or starts-with(., 'post_id_')"
-    " or starts-with(., 'postsDeleteShow_')]/..")
-
-
-@dataclass(frozen=True, slots=True)
-class _Posts:
-    ips4: list[HtmlElement]  # `article#elComment_N`, in page order
-    ipb3: list[HtmlElement]  # `#post_id_N`, in page order; empty when IPS 4 posts exist
-    hiding: frozenset[HtmlElement]  # IPB 3 posts holding a `postsDeleteShow_` block
-
-
-def _post_elements(doc: HtmlElement) -> _Posts:
-    """The post blocks of the page; IPS 4 wins when present."""
-    found = _POST_IDS(doc)
-    ids = [(e, e.get("id", "")) for e in found]
-    ips4 = [e for e, i in ids if e.tag == "article" and i.startswith("elComment_")]
-    ipb3 = [] if ips4 else [e for e, i in ids if i.startswith("post_id_")]
-    return _Posts(ips4, ipb3, _holders([e for e, i in ids if i.startswith("postsDeleteShow_")],
-                                       frozenset(ipb3)))
-
-
-def _holders(blocks: list[HtmlElement], posts: frozenset[HtmlElement]) -> frozenset[HtmlElement]:
-    """The posts that hold any of `blocks`: only their reading looks such a block up."""
-    return frozenset(a for block in blocks for a in block.iterancestors() if a in posts)
-
-
 def _page_title(doc: HtmlElement) -> str:
-    heading = _find(doc, ("//*[@id='elError']//h1", "//h1", "//title"))
+    heading = _first(doc, _ERROR_HEADING)
     return collapse(_text(heading)) if heading is not None else ""
 
 
+_ERROR_HEADING = _queries("(//*[@id='elError']//h1)[1]", "(//h1)[1]", "(//title)[1]")
+_ERROR_BOX = etree.XPath("//*[@id='elError']")
+_PASSWORD_FORM = etree.XPath("//form//input[@type='password']")
+
 # ---------------------------------------------------------------------------------------------
-# The engine
+# Small helpers over lxml
+
+# XPath's string() is what lxml.html's text_content() runs, and works on the plain elements of
+# parse_tree; itertext() yields piece by piece and is several times slower.
+_text = etree.XPath("string()", smart_strings=False)
+
+
+def _first(element: Any, query: Query) -> Any | None:
+    """The first result of the first query (in order) that gives one: an element, an
+    attribute value or a text; None for none (or for an empty string)."""
+    if element is None:
+        return None
+    for path in query:
+        found = path(element)
+        if isinstance(found, list):
+            if found:
+                return found[0]
+        elif found:
+            return found
+    return None
+
+
+def _text_of(found: Any) -> str:
+    """The collapsed text of an element or of a text/attribute result."""
+    if found is None:
+        return ""
+    return collapse(found if isinstance(found, str) else _text(found))
 
 
 def parse(data: bytes, encoding: str | None = None) -> HtmlElement:
@@ -454,11 +482,15 @@ def parse(data: bytes, encoding: str | None = None) -> HtmlElement:
     return root if root is not None else parse_tree(data)  # its fallback for an empty document
 
 
+# ---------------------------------------------------------------------------------------------
+# The engine
+
+
 class Invision(Engine):
     name = "invision"
     label = "Invision"
     default_zone = "Europe/Moscow"
-    default_per_page = 20  # IPB 3 display_max_posts; IPS 4 uses 25 (IPS4_PER_PAGE)
+    default_per_page = IPB3.per_page  # IPS 4 uses 25 (IPS4_PER_PAGE)
 
     # -- URLs ------------------------------------------------------------------------------
 
@@ -505,32 +537,22 @@ class Invision(Engine):
     # -- Pages -----------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        self._check_bytes(data, ctx)
         doc = parse(data)
-        found = _post_elements(doc)
-        if not found.ips4 and not found.ipb3:
+        markup, posts = _posts(doc)
+        if not posts:  # why not: a challenge, another engine, a cut download, an error page
+            self._check_bytes(data, ctx)
             raise self.not_a_thread(ctx, self._why_no_posts(doc))
-        reader = (Ips4Reader(self, doc, ctx) if found.ips4
-                  else Ipb3Reader(self, doc, ctx, found.hiding))
-        posts = tuple(reader.post(element, index)
-                      for index, element in enumerate(found.ips4 or found.ipb3))
-        return self.page(reader, posts, ctx)
+        if b"</html>" not in data[-4096:].lower():
+            raise self._truncated(data, ctx)
+        reader = _Reader(self, markup, doc, _landmarks(doc), ctx)
+        read = tuple(reader.post(element, index) for index, element in enumerate(posts))
+        return Page(url=ctx.url, number=reader.number, count=reader.count(), posts=read,
+                    thread_id=reader.topic_id(read), title=reader.title(),
+                    next_url=reader.next_url(), notes=reader.notes(posts, read))
 
-    def page(self, reader: _Reader, posts: tuple[Post, ...], ctx: PageContext) -> Page:
-        return Page(
-            url=ctx.url,
-            number=reader.number,
-            count=reader.count(),
-            posts=posts,
-            thread_id=_topic_id(ctx.url),
-            title=reader.title(),
-            next_url=reader.next_url(),
-        )
-
-    def _check_bytes(self, data: bytes, ctx: PageContext) -> bytes:
-        """Challenge pages and other engines first, then a cut download (base.py contract); the
-        page's lower-cased head is given back."""
-        head = data[:200_000].lower()  # lowered once: on a saved page this costs as much as a post
+    def _check_bytes(self, data: bytes, ctx: PageContext) -> None:
+        """Challenge pages and other engines first, then a cut download (base.py contract)."""
+        head = data[:200_000].lower()
         if _CHALLENGE_MARK.search(head):  # then which one, in the order of _CHALLENGES
             who = next(who for mark, who in _CHALLENGES if mark in head)
             raise self.not_a_thread(ctx, f"challenge page: {who}")
@@ -539,61 +561,253 @@ class Invision(Engine):
             raise self.not_a_thread(
                 ctx, f"a {other} page" if other else "no Invision markup")
         if b"</html>" not in data[-4096:].lower():
-            raise TruncatedPage(
-                f"{self.label}: {ctx.url}: truncated page (ends before </html> after {len(data)} bytes)")
-        return head
+            raise self._truncated(data, ctx)
+
+    def _truncated(self, data: bytes, ctx: PageContext) -> TruncatedPage:
+        return TruncatedPage(
+            f"{self.label}: {ctx.url}: truncated page (ends before </html> after {len(data)} bytes)")
 
     def _why_no_posts(self, doc: HtmlElement) -> str:
         text = collapse(_text(doc))
         code = _ERROR_CODE.search(text)
-        if code or _all(doc, "//*[@id='elError']"):
+        if code or _ERROR_BOX(doc):
             suffix = f" [#{code.group(1) or code.group(2)}]" if code else ""
             return f"error page: {_page_title(doc)}{suffix}"
         denied = _NO_PERMISSION.search(text)
         if denied:
             return f"no permission: {denied.group(0)}"
-        if _all(doc, "//form//input[@type='password']"):
+        if _PASSWORD_FORM(doc):
             return f"login wall: {_page_title(doc)}"
         return "no posts found"
 
 
 # ---------------------------------------------------------------------------------------------
-# Per-version readers: where each version keeps a post's parts. Shared steps live in _Reader.
+# The reader: one page, one version's Markup
 
 
 class _Reader:
-    per_page: int
-
-    def __init__(self, engine: Invision, doc: HtmlElement, ctx: PageContext) -> None:
-        self.engine, self.doc, self.ctx = engine, doc, ctx
+    def __init__(self, engine: Invision, markup: Markup, root: HtmlElement,
+                 marks: dict[str, list[HtmlElement]], ctx: PageContext) -> None:
+        self.engine, self.markup, self.marks, self.ctx = engine, markup, marks, ctx
+        self.root = root
+        self.per_page = ctx.per_page or markup.per_page
         self.now = times.local_now(ctx.fetched_at, ctx.zone)
-        self.number = self.shown_number() or engine.page_number(ctx.url, self.per_page)
+        self.shown_pages = next(filter(None, map(_pages_shown, marks.get("pages", ()))), None)
+        self.number = (self.shown_pages and self.shown_pages[0]
+                       or engine.page_number(ctx.url, self.per_page))
 
-    # Page-level parts, per version
-    def shown_number(self) -> int | None:
-        raise NotImplementedError
+    # -- Page-level parts
 
     def count(self) -> int | None:
-        raise NotImplementedError
+        if self.shown_pages:
+            return self.shown_pages[1]
+        # the stock templates print no pagination for a one-page topic (IPB 3 may say "1 из 1")
+        return None if "pagination" in self.marks or "pages" in self.marks else 1
 
     def next_url(self) -> str | None:
-        raise NotImplementedError
+        for item in self.marks.get("next", ()):
+            if item.tag == "li" and "ipsPagination_inactive" not in class_set(item):
+                href = _NEXT_HREF(item)
+                if href:
+                    return self.absolute(href[0])
+        return None
 
     def title(self) -> str | None:
-        heading = self.title_heading[0]
-        return collapse(_text(heading)) or None if heading is not None else None
+        headings = [h for h in self.marks.get("title", ()) if h.tag == "h1"]
+        if not headings:  # a skin without the class: the document's title
+            headings = [self.root.find("head/title")]
+        return next((_text_of(h) for h in headings if _text_of(h)), None)
 
-    @cached_property
-    def title_heading(self) -> tuple[HtmlElement | None, int]:
-        """The element the title is read from, and which of the paths found it."""
-        return _find_by(self.doc, (f"descendant::h1[{_has_class('ipsType_pagetitle')}]",
-                                   f"descendant::h1[{_has_class('ipsType_pageTitle')}]",
-                                   "descendant::title"))
+    def topic_id(self, posts: tuple[Post, ...]) -> str | None:
+        """The topic this page shows, from the page itself (issue 16): the landmarks, then the
+        posts' permalinks; None when the page says not."""
+        values = [mark.get("href") or (mark.get("value") if mark.get("name") == "t"
+                                       else mark.get("name")) or ""
+                  for mark in self.marks.get("topic", ())]
+        for value in values + [post.permalink for post in posts]:
+            found = _TOPIC_IN_SOURCE.search(value.strip())
+            if found:
+                return next(group for group in found.groups() if group)
+        return None
+
+    def notes(self, elements: list[HtmlElement], posts: tuple[Post, ...]) -> tuple[str, ...]:
+        """What the page shows that is not a post, or a post not as its author wrote it."""
+        notes = [self._post_note(element, post) for element, post in zip(elements, posts)]
+        notes += self._between_posts(elements)
+        for prompt in self.marks.get("guest", ()):
+            text = _snippet(prompt)
+            if any(word in text for word in _GUEST_WORDS):
+                notes.append(f"page {self.number}: skipped the guest sign-in prompt "
+                             f"({text!r}): not a post")
+                break
+        return tuple(note for note in notes if note)
+
+    def _post_note(self, element: HtmlElement, post: Post) -> str:
+        where = f"page {self.number}: post {post.id} by {post.author}"
+        if post.deleted:
+            return (f"{where} is shown hidden, queued or deleted ({self.markup.version} "
+                    f"{'/'.join(sorted(class_set(element) & self.markup.hidden)) or 'moderated'}): "
+                    "kept, its text is not counted")
+        previous = element.getprevious()
+        if (previous is not None and _IGNORED_PLACEHOLDER & class_set(previous)
+                or _IGNORED_IN_POST(element)):
+            return f"{where} is collapsed for the viewer (an ignored user); read from the page"
+        return ""
+
+    def _between_posts(self, elements: list[HtmlElement]) -> list[str]:
+        """Notes on the blocks beside the posts; a post-like block without an id stops here."""
+        notes = []
+        posts = set(elements)
+        holders = {a for element in elements for a in element.iterancestors()}  # skin wrappers
+        for parent in dict.fromkeys(element.getparent() for element in elements):
+            for block in parent:
+                if (block in posts or block in holders or not isinstance(block.tag, str)
+                        or block.tag in _BETWEEN_POSTS_CHROME
+                        or _IGNORED_PLACEHOLDER & class_set(block)):
+                    continue
+                if _LOOKS_LIKE_A_POST(block):
+                    raise ForumError(
+                        f"{self.engine.label}: {self.ctx.url}: a block between the posts has a "
+                        f"post's parts but no post id ({_snippet(block)!r}); the page cannot be "
+                        "read without it")
+                text = _snippet(block)
+                if not text and not len(block):
+                    continue
+                kind = ("an advertisement" if _AD_CLASSES.search(block.get("class") or "")
+                        or _AD_CLASSES.search(block.get("id") or "") else "a block")
+                notes.append(f"page {self.number}: skipped {kind} between the posts "
+                             f"(<{block.tag} class={block.get('class') or ''!r}> {text!r}): not a post")
+        return notes
+
+    # -- One post
 
     def post(self, element: HtmlElement, index: int) -> Post:
-        raise NotImplementedError
+        markup = self.markup
+        post_id = element.get("id", "").removeprefix(markup.id_prefix)
+        deleted = bool(markup.hidden & class_set(element))
+        parts = self._stock_parts(element)
+        message = parts.get("message")
+        if message is None:  # a skin that moved the message: its edit line and signature too
+            message = _first(element, markup.message)
+            if message is None:
+                raise self.fail(post_id, "no message body found")
+            parts["edit"], parts["signature"] = (_first(message, markup.edit),
+                                                 _first(message, markup.signature))
+        body = split_body(message, _classify, _read_quote, read_aside=_read_aside)
+        signature = parts.get("signature")
+        if signature is not None and not body.signature:
+            body = replace(body, signature=block_text(signature))
+        quote_data = _QuoteData(element)  # IPS 4's JSON, read only when a part is missing
+        holder = parts.get("author")
+        if holder is None:
+            holder = _first(element, markup.author)
+        author = _text_of(holder) or str(quote_data.get("username") or "")
+        if not author:
+            raise self.fail(post_id, "no author name found")
+        profile = next(holder.iterchildren("a"), None) if parts.get("author") is not None else None
+        if profile is None:
+            profile = _first(element, markup.profile)
+        author_id = (profile_id_of(profile.get("href"), profile.get("hovercard-id"))
+                     if profile is not None else None)
+        if author_id is None and quote_data.get("userid"):  # IPS 4 guests have no profile link
+            author_id = str(quote_data.get("userid"))
+        stamp = parts.get("stamp")
+        created, time_text, notes = self._time(
+            post_id, stamp if stamp is not None else _first(element, markup.stamp), quote_data,
+            deleted)
+        position, permalink = self._place(element, parts, post_id, index)
+        ctx = self.ctx
+        return Post(
+            id=post_id, position=position, permalink=permalink, author=author,
+            author_id=author_id, created_at=created, time_text=time_text, zone=ctx.zone,
+            body=body, edit=self._edit(parts.get("edit")), fetched_at=ctx.fetched_at,
+            page_url=ctx.url, deleted=deleted, notes=notes)
 
-    # Shared steps
+    def _stock_parts(self, element: HtmlElement) -> dict[str, HtmlElement]:
+        """The parts found where the stock template puts them (the first of each; the last
+        edit line, as the template prints it after the message)."""
+        found: dict[str, HtmlElement] = {}
+        for hit in self.markup.stock(element):
+            part = next((part for part in self.markup.parts if part.holds(hit)), None)
+            if part is not None and (part.name not in found or part.name == "edit"):
+                found[part.name] = hit
+        return found
+
+    def _time(self, post_id: str, stamp: HtmlElement | None, quote_data: _QuoteData,
+              deleted: bool) -> tuple[datetime, str, tuple[str, ...]]:
+        """The post time, its text as shown, and notes. The machine time wins (DESIGN.md "Time")."""
+        if stamp is None:
+            machine = (times.from_unix(quote_data.get("timestamp"))
+                       if isinstance(quote_data.get("timestamp"), int) else None)
+            if machine is None and deleted:
+                note = "no post time shown for this deleted post; the fetch time stands in"
+                return self.ctx.fetched_at, "", (note,)
+            if machine is None:
+                raise self.fail(post_id, "cannot read the post time ''")
+            return machine, "", ()
+        text = _POSTED_LABEL.sub("", collapse(_text(stamp)))
+        machine = iso(stamp.get(self.markup.machine))
+        title = collapse(stamp.get("title") or "") if self.markup.machine != "title" else ""
+        created, notes = self.when(post_id, machine, tuple(t for t in (title, text) if t))
+        return created, text, notes
+
+    def _place(self, element: HtmlElement, parts: dict[str, HtmlElement], post_id: str,
+               index: int) -> tuple[int, str]:
+        """The position ("#n" on IPB 3, else the page offset) and the permalink (the "#n"
+        link, or IPS 4's date link ?do=findComment&comment=N)."""
+        number = parts.get("number")
+        if number is None:
+            number = _first(element, self.markup.number)
+        found = _POSITION.search(_text(number)) if number is not None else None
+        position = int(found.group(1)) if found else (self.number - 1) * self.per_page + index + 1
+        href = number.get("href") if number is not None else None
+        if self.markup.permalink:
+            stamp = parts.get("stamp")
+            link = stamp.getparent() if stamp is not None else None
+            href = link.get("href") if link is not None else None
+            if href is None or f"comment={post_id}" not in href:
+                href = _first(element, self.markup.permalink)
+            if href is not None and f"comment={post_id}" not in href:
+                href = None
+        anchor = "entry" if self.markup is IPB3 else "comment-"
+        return position, self.absolute(href) or f"{self.base_url}#{anchor}{post_id}"
+
+    def _edit(self, line: HtmlElement | None) -> EditMarker | None:
+        if line is None:
+            return None
+        if self.markup is IPB3:
+            return self._ipb3_edit(line)
+        return self._ips4_edit(line)
+
+    def _ipb3_edit(self, line: HtmlElement) -> EditMarker:
+        """"Сообщение отредактировал X: date" (lang edited_by), then an optional span.reason."""
+        reason = next((e for e in line.iterdescendants() if "reason" in class_set(e)), None)
+        notice = block_text(line, lambda e: e is reason).split("\n")[0]
+        found = _EDIT_IPB3.match(notice)
+        editor, edited_at = None, None
+        if found:  # "X: date": the name may hold ": ", the date never starts the remainder
+            rest = found.group(1)
+            for cut in (m.start() for m in re.finditer(r":\s", rest)):
+                edited_at = self.edit_date(rest[cut + 1:])
+                if edited_at is not None:
+                    editor = rest[:cut].strip()
+                    break
+        return EditMarker(text=collapse(_text(line)), editor=editor, edited_at=edited_at)
+
+    def _ips4_edit(self, line: HtmlElement) -> EditMarker | None:
+        """"Изменено <time> пользователем X" (date_edited), the reason after a <br>."""
+        strong = next(line.iterdescendants("strong"), None)
+        notice = collapse(_text(strong if strong is not None else line))
+        found = _EDIT_IPS4.match(notice)
+        if not found:
+            return None
+        stamp = next(line.iterdescendants("time"), None)
+        edited_at = iso(stamp.get("datetime")) if stamp is not None else None
+        return EditMarker(text=collapse(_text(line)), editor=found.group("editor"),
+                          edited_at=edited_at or self.edit_date(found.group("date")))
+
+    # -- Shared steps
+
     def fail(self, post_id: str, what: str) -> ForumError:
         return ForumError(f"{self.engine.label}: {self.ctx.url}: post {post_id}: {what}")
 
@@ -609,23 +823,10 @@ class _Reader:
         """The page's URL without page markers: the base of made-up permalinks."""
         return self.engine.normalise_url(self.ctx.url)
 
-    def body(self, post_id: str, message: HtmlElement | None) -> Body:
-        if message is None:
-            raise self.fail(post_id, "no message body found")
-        return split_body(message, _classify, _read_quote, read_aside=_read_aside)
-
-    def signature(self, body: Body, found: HtmlElement | None) -> Body:
-        """Both versions print the signature after the message, outside it."""
-        if found is None or body.signature:
-            return body
-        return Body(own=body.own, bold=body.bold, quotes=body.quotes, spoilers=body.spoilers,
-                    code=body.code, signature=block_text(found))
-
     def when(self, post_id: str, machine: datetime | None, shown: tuple[str, ...],
              ) -> tuple[datetime, tuple[str, ...]]:
         """Machine time wins; the display text is checked against it (DESIGN.md "Time")."""
-        text, reading = (machine is not None and self._stock_reading(machine, shown)
-                         or self._reading(shown))
+        text, reading = self._reading(shown)
         if machine is not None:
             if reading is not None and self._disagrees(machine, reading):
                 return machine, (self._disagreement(machine, text, reading),)
@@ -637,36 +838,6 @@ class _Reader:
         if not reading.has_time:
             notes.append(f"the page shows no time of day ({text!r}); 00:00 assumed")
         return local.utc, tuple(notes)
-
-    def _stock_reading(self, machine: datetime, shown: tuple[str, ...],
-                       ) -> tuple[str, Shown] | None:
-        """What _reading gives when the first display is the machine time to the minute, as
-        the stock skins print it with a clock (IPB 3's clock_long "09 October 2017 - 22:00" or
-        "Вчера, 22:00", IPS 4's titles "28.12.2017 21:00" and "10/09/2017 09:20 PM"):
-        dates.read reads those forms to the minute (tests/test_invision_fastpath.py holds the
-        two alike), and most posts show one."""
-        if not shown:
-            return None
-        local = times.to_local(machine, self.ctx.zone)
-        year, month, day, hour, minute = local.year, local.month, local.day, local.hour, local.minute
-        if not 1970 <= year < 2100:
-            return None
-        text, two = shown[0], _TWO_DIGITS
-        if text.endswith("M"):  # a US-English title, "10/09/2017 09:20 PM"
-            if text != (f"{two[month]}/{two[day]}/{year} "
-                        f"{two[hour % 12 or 12]}:{two[minute]} {'PM' if hour >= 12 else 'AM'}"):
-                return None
-            precision = _MINUTE
-        elif text[-5:] != f"{two[hour]}:{two[minute]}":
-            return None
-        elif (text[:-5] == f"{two[day]} {_MONTHS[month - 1]} {year} - "
-                or text[:-5] == f"{two[day]}.{two[month]}.{year} "):
-            precision = _MINUTE
-        elif text[:-5] in _DAY_WORDS.get(self.now.toordinal() - local.toordinal(), ()):
-            precision = _RELATIVE_MINUTE
-        else:
-            return None
-        return text, Shown(datetime(year, month, day, hour, minute), precision)
 
     def _reading(self, shown: tuple[str, ...]) -> tuple[str, Shown | None]:
         """The first display that reads with a clock, else the first that reads at all (a
@@ -697,6 +868,27 @@ class _Reader:
         return times.localise(reading.naive, self.ctx.zone).utc if reading else None
 
 
+_POSTED_LABEL = re.compile(r"^(?:Отправлено|Posted)\s*")  # p.posted_info's label (lang posted)
+_POSITION = re.compile(r"#\s*(\d+)")
+
+
+def _pages_shown(element: HtmlElement) -> tuple[int, int] | None:
+    """(this page, the page count): IPS 4's ul[data-pages] and its active item, or IPB 3's
+    "Страница 1 из 3" / "Page 1 of 3"."""
+    pages = element.get("data-pages")
+    if pages is not None:
+        active = _ACTIVE_PAGE(element)
+        number = _text_of(active[0]) if active else ""
+        return (int(number), int(pages)) if number.isdigit() and pages.isdigit() else None
+    found = _PAGES_SHOWN.search(_text_of(element))
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def _snippet(element: HtmlElement) -> str:
+    text = collapse(_text(element))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _is_plain_absolute(href: str) -> bool:
     """Whether urljoin(base, href) is `href` itself whatever the base: an http(s) URL that
     urlsplit/urlunsplit give back unchanged (no empty "?", "#" or ";" parts they would drop,
@@ -707,21 +899,7 @@ def _is_plain_absolute(href: str) -> bool:
 
 
 _URL_ODD = re.compile(r"\?#|[;\[\]\t\n\r]")
-
-
-def _read_aside(element: HtmlElement) -> str:
-    if class_set(element) & _SPOILER_CLASSES:
-        return _read_spoiler(element)
-    return block_text(element)
-
-
 _PROFILE_ID = re.compile(r"showuser=(\d+)|/user/(\d+)-|/profile/(\d+)-")
-
-
-def _profile_id(link: HtmlElement | None) -> str | None:
-    if link is None:
-        return None
-    return profile_id_of(link.get("href"), link.get("hovercard-id"))
 
 
 def profile_id_of(href: str | None, hovercard: str | None) -> str | None:
@@ -740,246 +918,11 @@ def iso(text: str | None) -> datetime | None:
         return None  # an odd title is not fatal: the display text is read instead
 
 
-_POSTED_LABELS = ("Отправлено", "Posted")  # p.posted_info's label, before the abbr
-_POSTED_LABEL = re.compile(rf"^(?:{'|'.join(_POSTED_LABELS)})\s*")
-_POSITION = re.compile(r"#\s*(\d+)")  # \s matches what collapse() folds: no collapse needed
-
-
-# What each version's post reading looks up (see _scan; the classes of _Index.cls calls).
-_IPB3_WANTED = _Wanted(("entry-content", "post", "signature", "published", "posted_info",
-                        "author", "post_id", "edit"), ("itemprop",))
-_IPS4_WANTED = _Wanted(("ipsComment_meta", "cAuthorPane_author"), ("data-role", "data-excludequote"))
-
-
-def tagged(element: HtmlElement | None, tag: str) -> HtmlElement | None:
-    """_Index.cls with a tag: the first element of a class counts only if it has that tag."""
-    return element if element is not None and element.tag == tag else None
-
-
-class Ipb3Reader(_Reader):
-    """IPB 3.x, skin_topic.php `post` and `softDeletedPostBit` (FORUMS.md 5.1)."""
-
-    per_page = Invision.default_per_page
-
-    def __init__(self, engine: Invision, doc: HtmlElement, ctx: PageContext,
-                 hiding: frozenset[HtmlElement]) -> None:
-        self.hiding = hiding
-        super().__init__(engine, doc, ctx)
-
-    @cached_property
-    def pagination_text(self) -> tuple[int, int] | None:
-        """"Страница 1 из 3" / "Page 1 of 3" (li.pagejump; p.no_pages on a one-page topic)."""
-        for element in _all(self.doc, f"descendant::li[{_has_class('pagejump')}]"
-                                      f" | descendant::p[{_has_class('no_pages')}]"):
-            found = re.search(r"(\d+)\s+(?:из|of)\s+(\d+)", collapse(_text(element)))
-            if found:
-                return int(found.group(1)), int(found.group(2))
-        return None
-
-    def shown_number(self) -> int | None:
-        shown = self.pagination_text
-        if shown:
-            return shown[0]
-        active = _find(self.doc, (f"descendant::li[{_has_class('page')} and {_has_class('active')}]",))
-        text = collapse(_text(active)) if active is not None else ""
-        return int(text) if text.isdigit() else None
-
-    def count(self) -> int | None:
-        shown = self.pagination_text
-        if shown:
-            return shown[1]
-        last = _find(self.doc, (f"descendant::li[{_has_class('last')}]/a/@href",))
-        if last is not None:
-            return self.engine.page_number(str(last), self.per_page)
-        return None if _all(self.doc, f"//*[{_has_class('pagination')}]") else 1
-
-    def next_url(self) -> str | None:
-        link = self.next_link[0]
-        return self.absolute(str(link)) if link is not None else None
-
-    @cached_property
-    def next_link(self) -> tuple[str | None, int]:
-        """The next page's href, and which of the paths found it."""
-        return _find_by(self.doc, (f"descendant::li[{_has_class('next')}]/a/@href",
-                                   "descendant::a[@rel='next']/@href"))
-
-    def post(self, element: HtmlElement, index: int) -> Post:
-        post_id = element.get("id", "").removeprefix("post_id_")
-        found = _scan(element, _IPB3_WANTED)
-        # A soft-deleted post shows its original only inside postsDeleteShow_ (moderator view).
-        shown = _Index(element).by_id_prefix.get("postsDeleteShow_") if element in self.hiding else None
-        scope = _scan(shown, _IPB3_WANTED) if shown is not None else found
-        message = _either(tagged(scope.get("entry-content"), "div"),
-                          scope.get(("itemprop", "commentText")), tagged(scope.get("post"), "div"))
-        body = self.signature(self.body(post_id, message), found.get("signature"))
-        abbr = _either(tagged(scope.get("published"), "abbr"), scope.get("posted_info"))
-        link = _inner(found.get("post_id"), "a")
-        if link is None:  # no span.post_id: the data-entry-pid link, looked up only then
-            link = _Index(element).attr("data-entry-pid", post_id)
-        author_link = _inner(found.get("author"), "a")
-        if author_link is None:  # a skin without span.author: the hovercard, then the h3
-            author_link = _Index(element).attr("hovercard-id")
-        holder = author_link if author_link is not None else _Index(element).by_tag.get("h3")
-        return self.finish(
-            post_id, index, body=body,
-            deleted=bool(class_set(element) & {"moderated", "hidden"}) or shown is not None,
-            stamp=None if abbr is None else (abbr.get("title"), _text(abbr)),
-            number=None if link is None else (_text(link), link.get("href")),
-            author=collapse(_text(holder)) if holder is not None else "",
-            author_id=_profile_id(author_link), edit=tagged(scope.get("edit"), "p"))
-
-    def finish(self, post_id: str, index: int, *, body: Body, deleted: bool,
-               stamp: tuple[str | None, str] | None, number: tuple[str, str | None] | None,
-               author: str, author_id: str | None, edit: HtmlElement | None) -> Post:
-        """A post from what both paths read: the abbr's title and text, the "#n" link's text
-        and href, the author's name and account id, the edit line."""
-        time_text = collapse(stamp[1]) if stamp is not None else ""
-        if time_text.startswith(_POSTED_LABELS):
-            time_text = _POSTED_LABEL.sub("", time_text)
-        created, notes = self._created(post_id, stamp, time_text, deleted)
-        position, permalink = self._position(number, post_id, index)
-        if not author:
-            raise self.fail(post_id, "no author name found")
-        ctx = self.ctx
-        return Post(
-            id=post_id, position=position, permalink=permalink, author=author,
-            author_id=author_id, created_at=created, time_text=time_text, zone=ctx.zone,
-            body=body, edit=self._edit(edit), fetched_at=ctx.fetched_at, page_url=ctx.url,
-            deleted=deleted, notes=notes)
-
-    def _position(self, number: tuple[str, str | None] | None, post_id: str, index: int,
-                  ) -> tuple[int, str]:
-        """The "#n" permalink gives both the position and the permalink."""
-        found = _POSITION.search(number[0]) if number is not None else None
-        position = int(found.group(1)) if found else (self.number - 1) * self.per_page + index + 1
-        href = self.absolute(number[1]) if number is not None else None
-        return position, href or f"{self.base_url}#entry{post_id}"
-
-    def _created(self, post_id: str, stamp: tuple[str | None, str] | None, time_text: str,
-                 deleted: bool) -> tuple[datetime, tuple[str, ...]]:
-        if stamp is None and deleted:
-            note = "no post time shown for this deleted post; the fetch time stands in"
-            return self.ctx.fetched_at, (note,)
-        return self.when(post_id, iso(stamp[0] if stamp is not None else None), (time_text,))
-
-    def _edit(self, line: HtmlElement | None) -> EditMarker | None:
-        if line is None:
-            return None
-        reason = next((e for e in line.iterdescendants() if "reason" in class_set(e)), None)
-        notice = block_text(line, lambda e: e is reason).split("\n")[0]
-        found = _EDIT_IPB3.match(notice)
-        editor, edited_at = None, None
-        if found:  # "X: date": the name may hold ": ", the date never starts the remainder
-            rest = found.group(1)
-            for cut in (m.start() for m in re.finditer(r":\s", rest)):
-                edited_at = self.edit_date(rest[cut + 1:])
-                if edited_at is not None:
-                    editor = rest[:cut].strip()
-                    break
-        return EditMarker(text=collapse(_text(line)), editor=editor, edited_at=edited_at)
-
-
-class Ips4Reader(_Reader):
-    """IPS 4.x, forums theme.xml postContainer and commentEditLine (FORUMS.md 5.2)."""
-
-    def __init__(self, engine: Invision, doc: HtmlElement, ctx: PageContext) -> None:
-        self.per_page = ctx.per_page or IPS4_PER_PAGE
-        self.pagination = _find(doc, (f"descendant::ul[{_has_class('ipsPagination')}]",))
-        super().__init__(engine, doc, ctx)
-
-    def shown_number(self) -> int | None:
-        if self.pagination is None:
-            return None
-        active = _find(self.pagination, (f"descendant::li[{_has_class('ipsPagination_active')}]",))
-        if active is None:
-            return None
-        link = _find(active, ("./a",))
-        value = (link.get("data-page") if link is not None else None) or collapse(_text(active))
-        return int(value) if value.isdigit() else None
-
-    def count(self) -> int | None:
-        if self.pagination is None:
-            return 1  # the stock template prints no pagination for a one-page topic
-        pages = self.pagination.get("data-pages") or ""
-        return int(pages) if pages.isdigit() else None
-
-    def next_url(self) -> str | None:
-        if self.pagination is None:
-            return None
-        item = _find(self.pagination, (f"descendant::li[{_has_class('ipsPagination_next')}]",))
-        if item is None or "ipsPagination_inactive" in class_set(item):
-            return None
-        link = _find(item, ("./a",))
-        return self.absolute(link.get("href")) if link is not None else None
-
-    def post(self, element: HtmlElement, index: int) -> Post:
-        post_id = element.get("id", "").removeprefix("elComment_")
-        found = _scan(element, _IPS4_WANTED)
-        quote_data = _QuoteData(element)  # the JSON is read only when a field is missing
-        message = found.get(("data-role", "commentContent"))
-        body = self.signature(self.body(post_id, message), found.get(("data-role", "memberSignature")))
-        stamp = _inner(found.get("ipsComment_meta"), "time")
-        machine = iso(stamp.get("datetime")) if stamp is not None else None
-        if machine is None and isinstance(quote_data.get("timestamp"), int):
-            machine = times.from_unix(quote_data.get("timestamp"))
-        pane = found.get("cAuthorPane_author")
-        if pane is None:  # a theme without the class: the aside's heading
-            pane = _inner(_Index(element).by_tag.get("aside"), "h3")
-        link = _inner(pane, "a")
-        author = collapse(_text(link if link is not None else pane)) if pane is not None else ""
-        author_id = _profile_id(link)
-        if author_id is None:  # guests have no profile link
-            userid = quote_data.get("userid")
-            author_id = str(userid) if userid else None
-        return self.finish(
-            post_id, index, body=body, machine=machine,
-            stamp=None if stamp is None else (stamp.get("title"), _text(stamp)),
-            author=author or str(quote_data.get("username") or ""), author_id=author_id,
-            permalink=self._permalink(element, post_id),
-            edit=found.get(("data-excludequote", None)),
-            deleted="ipsModerated" in class_set(element))
-
-    def finish(self, post_id: str, index: int, *, body: Body, machine: datetime | None,
-               stamp: tuple[str | None, str] | None, author: str, author_id: str | None,
-               permalink: str | None, edit: HtmlElement | None, deleted: bool) -> Post:
-        """A post from what both paths read: the <time>'s title and text, the author's name
-        and account id, the permalink's href, the edit line."""
-        time_text = collapse(stamp[1]) if stamp is not None else ""
-        shown = (collapse(stamp[0] or ""), time_text) if stamp is not None else ()
-        created, notes = self.when(post_id, machine, shown)
-        if not author:
-            raise self.fail(post_id, "no author name found")
-        ctx = self.ctx
-        return Post(
-            id=post_id, position=(self.number - 1) * self.per_page + index + 1,
-            permalink=self.absolute(permalink) or f"{self.base_url}#comment-{post_id}",
-            author=author, author_id=author_id, created_at=created, time_text=time_text,
-            zone=ctx.zone, body=body, edit=self._edit(edit), fetched_at=ctx.fetched_at,
-            page_url=ctx.url, deleted=deleted, notes=notes)
-
-    @staticmethod
-    def _permalink(element: HtmlElement, post_id: str) -> str | None:
-        """The href of the post's first link to itself (?do=findComment&comment=N)."""
-        wanted = f"comment={post_id}"
-        return next((a.get("href") for a in element.iter("a")
-                     if wanted in (a.get("href") or "")), None)
-
-    def _edit(self, line: HtmlElement | None) -> EditMarker | None:
-        if line is None:
-            return None
-        strong = _inner(line, "strong")
-        notice = collapse(_text(strong if strong is not None else line))
-        found = _EDIT_IPS4.match(notice)
-        if not found:
-            return None
-        stamp = _inner(line, "time")
-        edited_at = iso(stamp.get("datetime")) if stamp is not None else None
-        return EditMarker(text=collapse(_text(line)), editor=found.group("editor"),
-                          edited_at=edited_at or self.edit_date(found.group("date")))
-
-
 class _QuoteData:
-    """A post's data-quoteData, found and read on first use: most posts never need it."""
+    """IPS 4's data-quoteData JSON (userid, username, timestamp), found and read on first use:
+    a fallback for the author and the time, which most posts never need."""
+
+    _HOLDER = etree.XPath("descendant::*[@data-quotedata][1]/@data-quotedata")
 
     def __init__(self, post: HtmlElement) -> None:
         self.post = post
@@ -987,14 +930,10 @@ class _QuoteData:
 
     def get(self, key: str) -> Any:
         if self.data is None:
-            self.data = _quote_data(_Index(self.post).attr("data-quotedata"))
+            found = self._HOLDER(self.post)
+            try:
+                data = json.loads(found[0]) if found else {}
+            except ValueError:
+                data = {}
+            self.data = data if isinstance(data, dict) else {}
         return self.data.get(key)
-
-
-def _quote_data(holder: HtmlElement | None) -> dict[str, Any]:
-    """IPS 4's data-quoteData JSON (userid, username, timestamp): a fallback for author and time."""
-    try:
-        data = json.loads(holder.get("data-quotedata") or "") if holder is not None else {}
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
