@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any
@@ -39,7 +38,7 @@ from lxml.html import HtmlElement
 
 from tally import times
 from tally.adapters import dates
-from tally.adapters.base import Engine, PageContext
+from tally.adapters.base import Engine, PageContext, reading_post
 from tally.adapters.html import (
     Aside,
     block_text,
@@ -114,6 +113,10 @@ class Markup:
     @cached_property
     def stock(self) -> etree.XPath:
         return etree.XPath(" | ".join(part.path for part in self.parts))
+
+    @cached_property
+    def parts_by_tag(self) -> dict[str, tuple[Part, ...]]:
+        return {tag: tuple(p for p in self.parts if p.tag == tag) for tag in {p.tag for p in self.parts}}
 
 
 _IPB3_MESSAGE = "*/div/div[@itemprop='commentText']"
@@ -204,37 +207,40 @@ _LANDMARKS: tuple[tuple[str, str, str, str], ...] = (
     ("li", "class", "disabled", "guest"),
     ("h2", "class", "ipsType_pageTitle", "guest"),
 )
-_BY_TAG: dict[str, dict[str, dict[str, str]]] = {}  # tag -> attribute -> value -> what
-for _tag, _attribute, _value, _what in _LANDMARKS:
-    _BY_TAG.setdefault(_tag, {}).setdefault(_attribute, {})[_value] = _what
+_BY_TAG: dict[str, list[tuple[str, re.Pattern[str], dict[str, str]]]] = {}
+for _tag in dict.fromkeys(tag for tag, *_ in _LANDMARKS):
+    for _attribute in dict.fromkeys(a for t, a, *_ in _LANDMARKS if t == _tag):
+        _wanted = {v: w for t, a, v, w in _LANDMARKS if (t, a) == (_tag, _attribute)}
+        # one regex test a candidate: class words, prefixes, whole values
+        _pattern = "|".join(
+            rf"(?:^|\s)({re.escape(v)})(?:\s|$)" if _attribute == "class"
+            else f"^({re.escape(v)})" if v.endswith("_") or not v else f"^({re.escape(v)})$"
+            for v in _wanted)
+        _BY_TAG.setdefault(_tag, []).append((_attribute, re.compile(_pattern), _wanted))
 
 
 def _landmarks(doc: HtmlElement) -> dict[str, list[HtmlElement]]:
     """The page's landmarks by what they are, in page order."""
     marks: dict[str, list[HtmlElement]] = {}
     for element in doc.iter(*_BY_TAG):
-        for attribute, wanted in _BY_TAG[element.tag].items():
+        for attribute, pattern, wanted in _BY_TAG[element.tag]:
             found = element.get(attribute)
-            if found is None:
-                continue
-            what = (next((wanted[word] for word in found.split() if word in wanted), None)
-                    if attribute == "class" else wanted.get(found) or wanted.get("")
-                    or next((w for value, w in wanted.items()
-                             if value.endswith("_") and found.startswith(value)), None))
-            if what is not None:
+            matched = pattern.search(found) if found is not None else None
+            if matched:
+                what = wanted[next(group for group in matched.groups() if group is not None)]
                 marks.setdefault(what, []).append(element)
                 break
     return marks
 
 
+_IPB3_POSTS = etree.XPath("/descendant::div/@id[starts-with(., 'post_id_')]/..")
+
+
 def _posts(doc: HtmlElement) -> tuple[Markup, list[HtmlElement]]:
     """The version and its post blocks, in page order: IPS 4's article#elComment_N, else IPB
     3's div#post_id_N (post and softDeletedPostBit)."""
-    for markup, tag in ((IPS4, "article"), (IPB3, "div")):
-        posts = [e for e in doc.iter(tag) if (e.get("id") or "").startswith(markup.id_prefix)]
-        if posts:
-            return markup, posts
-    return IPB3, []
+    posts = [e for e in doc.iter("article") if (e.get("id") or "").startswith("elComment_")]
+    return (IPS4, posts) if posts else (IPB3, _IPB3_POSTS(doc))
 
 
 _PAGES_SHOWN = re.compile(r"(\d+)\s+(?:из|of)\s+(\d+)")
@@ -545,8 +551,14 @@ class Invision(Engine):
         if b"</html>" not in data[-4096:].lower():
             raise self._truncated(data, ctx)
         reader = _Reader(self, markup, doc, _landmarks(doc), ctx)
-        read = tuple(reader.post(element, index) for index, element in enumerate(posts))
-        return Page(url=ctx.url, number=reader.number, count=reader.count(), posts=read,
+        read = []
+        for index, element in enumerate(posts):
+            try:
+                read.append(reader.post(element, index))
+            except Exception as exc:
+                reading_post(exc, element.get("id", "").removeprefix(markup.id_prefix))
+                raise
+        return Page(url=ctx.url, number=reader.number, count=reader.count(), posts=tuple(read),
                     thread_id=reader.topic_id(read), title=reader.title(),
                     next_url=reader.next_url(), notes=reader.notes(posts, read))
 
@@ -618,7 +630,7 @@ class _Reader:
             headings = [self.root.find("head/title")]
         return next((_text_of(h) for h in headings if _text_of(h)), None)
 
-    def topic_id(self, posts: tuple[Post, ...]) -> str | None:
+    def topic_id(self, posts: list[Post]) -> str | None:
         """The topic this page shows, from the page itself (issue 16): the landmarks, then the
         posts' permalinks; None when the page says not."""
         values = [mark.get("href") or (mark.get("value") if mark.get("name") == "t"
@@ -630,7 +642,7 @@ class _Reader:
                 return next(group for group in found.groups() if group)
         return None
 
-    def notes(self, elements: list[HtmlElement], posts: tuple[Post, ...]) -> tuple[str, ...]:
+    def notes(self, elements: list[HtmlElement], posts: list[Post]) -> tuple[str, ...]:
         """What the page shows that is not a post, or a post not as its author wrote it."""
         notes = [self._post_note(element, post) for element, post in zip(elements, posts)]
         notes += self._between_posts(elements)
@@ -649,6 +661,8 @@ class _Reader:
                     f"{'/'.join(sorted(class_set(element) & self.markup.hidden)) or 'moderated'}): "
                     "kept, its text is not counted")
         previous = element.getprevious()
+        while previous is not None and previous.tag == "a":  # the post's anchor a#comment-N
+            previous = previous.getprevious()
         if (previous is not None and _IGNORED_PLACEHOLDER & class_set(previous)
                 or _IGNORED_IN_POST(element)):
             return f"{where} is collapsed for the viewer (an ignored user); read from the page"
@@ -696,7 +710,8 @@ class _Reader:
         body = split_body(message, _classify, _read_quote, read_aside=_read_aside)
         signature = parts.get("signature")
         if signature is not None and not body.signature:
-            body = replace(body, signature=block_text(signature))
+            body = Body(own=body.own, bold=body.bold, quotes=body.quotes, spoilers=body.spoilers,
+                        code=body.code, signature=block_text(signature))
         quote_data = _QuoteData(element)  # IPS 4's JSON, read only when a part is missing
         holder = parts.get("author")
         if holder is None:
@@ -727,10 +742,13 @@ class _Reader:
         """The parts found where the stock template puts them (the first of each; the last
         edit line, as the template prints it after the message)."""
         found: dict[str, HtmlElement] = {}
+        by_tag = self.markup.parts_by_tag
         for hit in self.markup.stock(element):
-            part = next((part for part in self.markup.parts if part.holds(hit)), None)
-            if part is not None and (part.name not in found or part.name == "edit"):
-                found[part.name] = hit
+            for part in by_tag.get(hit.tag, ()):
+                if part.holds(hit):
+                    if part.name not in found or part.name == "edit":
+                        found[part.name] = hit
+                    break
         return found
 
     def _time(self, post_id: str, stamp: HtmlElement | None, quote_data: _QuoteData,
@@ -748,8 +766,23 @@ class _Reader:
         text = _POSTED_LABEL.sub("", collapse(_text(stamp)))
         machine = iso(stamp.get(self.markup.machine))
         title = collapse(stamp.get("title") or "") if self.markup.machine != "title" else ""
-        created, notes = self.when(post_id, machine, tuple(t for t in (title, text) if t))
+        shown = tuple(t for t in (title, text) if t)
+        if machine is not None and shown and shown[0] in self._stock_displays(machine):
+            return machine, text, ()  # the display is the machine time to the minute: agreed
+        created, notes = self.when(post_id, machine, shown)
         return created, text, notes
+
+    def _stock_displays(self, machine: datetime) -> tuple[str, ...]:
+        """The machine time as the stock skins print it with a clock: IPB 3's clock_long
+        "09 October 2017 - 22:00" (English month names from strftime), IPS 4's titles
+        "09.10.2017 22:00" (Russian) and "10/09/2017 10:00 PM" (US English). A display equal to
+        one of these reads as the machine time's minute, so it agrees and dates.read is spared."""
+        local = times.to_local(machine, self.ctx.zone)
+        clock = f"{local.hour:02d}:{local.minute:02d}"
+        half = f"{local.hour % 12 or 12:02d}:{local.minute:02d} {'PM' if local.hour >= 12 else 'AM'}"
+        return (f"{local.day:02d} {_MONTHS[local.month - 1]} {local.year} - {clock}",
+                f"{local.day:02d}.{local.month:02d}.{local.year} {clock}",
+                f"{local.month:02d}/{local.day:02d}/{local.year} {half}")
 
     def _place(self, element: HtmlElement, parts: dict[str, HtmlElement], post_id: str,
                index: int) -> tuple[int, str]:
@@ -868,6 +901,8 @@ class _Reader:
         return times.localise(reading.naive, self.ctx.zone).utc if reading else None
 
 
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
 _POSTED_LABEL = re.compile(r"^(?:Отправлено|Posted)\s*")  # p.posted_info's label (lang posted)
 _POSITION = re.compile(r"#\s*(\d+)")
 
@@ -885,7 +920,8 @@ def _pages_shown(element: HtmlElement) -> tuple[int, int] | None:
 
 
 def _snippet(element: HtmlElement) -> str:
-    text = collapse(_text(element))
+    """The start of what a block shows (scripts and styles left out), for a note."""
+    text = collapse(block_text(element))
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -371,3 +371,135 @@ def test_time_without_its_machine_title_is_read_from_the_display() -> None:
     post = ENGINE.parse_page(data, saved.ctx).posts[0]
     assert post.created_at == datetime(2017, 10, 9, 19, 0, tzinfo=UTC)
     assert post.time_text == "09 October 2017 - 22:00"
+
+
+# ---------------------------------------------------------------------------------------------
+# What is not a post (issue 13): skipped and said in Page.notes, or refused when it may be a post
+
+IPS4_AD = (b"<div class='ipsAdvertisement ipsSpacer_both ipsSpacer_half'><ul class='ipsList_inline "
+           b"ipsType_center ipsList_reset ipsList_noSpacing'><li class='ipsAdvertisement_large'>"
+           b"<a href='https://oboroten.example.ru/index.php?app=core&amp;module=system&amp;"
+           b"controller=redirect&amp;do=advertisement&amp;ad=3' target='_blank' rel='nofollow'>"
+           b"<img src='https://oboroten.example.ru/uploads/ad.png' alt='\xd0\xa0\xd0\xb5\xd0\xba"
+           b"\xd0\xbb\xd0\xb0\xd0\xbc\xd0\xb0'> \xd0\x9a\xd1\x83\xd0\xbf\xd0\xb8\xd1\x82\xd0\xb5"
+           b" \xd1\x81\xd0\xbb\xd0\xbe\xd0\xbd\xd0\xb0</a></li></ul></div>")  # "Купите слона"
+
+
+def _after_first_post(data: bytes, marker: bytes, block: bytes) -> bytes:
+    """`block` inserted right before the second post's `marker`."""
+    first = data.index(marker)
+    second = data.index(marker, first + 1)
+    return data[:second] + block + data[second:]
+
+
+def test_ips4_advertisement_between_posts_is_skipped_and_noted() -> None:
+    """theme.xml topic: after the first post, `{$advertisement|raw}` (advertisementImage:
+    div.ipsAdvertisement): no post is lost, none is added, and the page says what it skipped."""
+    saved = _first_page("ips4-ru")
+    data = _after_first_post(saved.data, b"<a id='comment-", IPS4_AD)
+    original = ENGINE.parse_page(saved.data, saved.ctx)
+    page = ENGINE.parse_page(data, saved.ctx)
+    assert _reading(page) == _reading(original)
+    assert [n for n in page.notes if "advertisement" in n] == [
+        "page 1: skipped an advertisement between the posts (<div class='ipsAdvertisement "
+        "ipsSpacer_both ipsSpacer_half'> 'Купите слона'): not a post"]
+
+
+def test_ipb3_ad_code_between_posts_is_skipped_and_noted() -> None:
+    """IPB 3 prints the board's ad_code_topic_view_code after the first post's <hr />: any
+    HTML (here AdSense)."""
+    saved = _first_page("mafia-ipb3-ru")
+    ad = (b"<div class='google_ad'><ins class='adsbygoogle' data-ad-client='ca-pub-1'></ins>"
+          b"<script>(adsbygoogle = window.adsbygoogle || []).push({});</script>"
+          b"\xd0\xa0\xd0\xb5\xd0\xba\xd0\xbb\xd0\xb0\xd0\xbc\xd0\xb0</div>")  # "Реклама"
+    data = _after_first_post(saved.data, b"<!--post:", ad)
+    page = ENGINE.parse_page(data, saved.ctx)
+    assert _reading(page) == _reading(ENGINE.parse_page(saved.data, saved.ctx))
+    assert "page 1: skipped a block between the posts (<div class='google_ad'> 'Реклама'): " \
+           "not a post" in page.notes
+
+
+def test_a_post_without_its_id_between_the_posts_stops_the_reading() -> None:
+    """Strict: a block with a post's time and text but no post id is not skipped (a vote
+    could be in it): the page is refused, exit 4."""
+    saved = _first_page("ips4-ru")
+    start = saved.data.index(b"<article ")
+    second = saved.data.index(b"<article ", start + 1)
+    end = saved.data.index(b"</article>", second) + len(b"</article>")
+    stripped = re.sub(rb"id='elComment_\d+'", b"id='x'", saved.data[second:end], count=1)
+    data = saved.data[:second] + stripped + saved.data[end:]
+    with pytest.raises(ForumError, match=r"^Invision: https://oboroten\.example\.ru/topic/915-"
+                                        r"mafiya-12-novogodnyaya-golosovanie/: a block between "
+                                        r"the posts has a post's parts but no post id") as caught:
+        ENGINE.parse_page(data, saved.ctx)
+    assert caught.value.exit_code == 4
+
+
+def test_ips4_ignored_user_is_read_from_the_hidden_post_and_noted() -> None:
+    """postContainer: a user the viewer ignores gets div.ipsComment_ignored ("Вы игнорируете
+    …") and the article itself, hidden (ipsHide): the post is still read."""
+    saved = _first_page("ips4-ru")
+    placeholder = ("<div class='ipsComment ipsComment_ignored ipsType_light' id='elIgnoreComment_3004'"
+                   " data-ignoreCommentID='elComment_3004' data-ignoreUserID='7'>Вы игнорируете "
+                   "контент от Лиса. <a href='#elIgnoreComment_3004_menu'>Опции</a></div>").encode()
+    data = saved.data.replace(b"<a id='comment-3004'></a>", placeholder + b"<a id='comment-3004'></a>", 1)
+    data = data.replace(b"id='elComment_3004' class='cPost ipsBox ", b"id='elComment_3004' class='cPost ipsBox ipsHide ", 1)
+    page = ENGINE.parse_page(data, saved.ctx)
+    assert _reading(page) == _reading(ENGINE.parse_page(saved.data, saved.ctx))
+    post = next(p for p in page.posts if p.id == "3004")
+    assert f"page 1: post 3004 by {post.author} is collapsed for the viewer (an ignored user); " \
+           "read from the page" in page.notes
+
+
+def test_hidden_posts_are_kept_and_noted() -> None:
+    """A post a moderator hid is a post (C6 needs to know it was there): kept, deleted, noted."""
+    page = _pages("ips4-ru")[0]
+    hidden = [post for post in page.posts if post.deleted]
+    assert [p.id for p in hidden] == ["3022"]
+    assert page.notes == ("page 1: post 3022 by Сова is shown hidden, queued or deleted (IPS 4 "
+                          "ipsModerated): kept, its text is not counted",)
+
+
+def test_guest_sign_in_prompt_is_noted() -> None:
+    saved = _first_page("mafia-ipb3-ru")
+    button = ("<ul class='topic_buttons'><li class='disabled'><span>Авторизуйтесь для ответа в "
+              "теме</span></li></ul>").encode()
+    data = saved.data.replace(b"<ul class='topic_buttons'>", button + b"<ul class='topic_buttons'>", 1)
+    page = ENGINE.parse_page(data, saved.ctx)
+    assert "page 1: skipped the guest sign-in prompt ('Авторизуйтесь для ответа в теме'): " \
+           "not a post" in page.notes
+
+
+# ---------------------------------------------------------------------------------------------
+# Which topic a page shows, from the page itself (issue 16)
+
+
+def test_thread_id_comes_from_the_page_not_from_the_url_it_was_read_at() -> None:
+    saved = _first_page("mafia-ipb3-ru")
+    elsewhere = casefiles.PageContext(url="https://mafia.example.ru/topic/77-other/",
+                                      fetched_at=saved.ctx.fetched_at, zone=saved.ctx.zone)
+    assert ENGINE.parse_page(saved.data, elsewhere).thread_id == "4821"
+    saved4 = _first_page("ips4-en")
+    assert ENGINE.parse_page(saved4.data, elsewhere).thread_id == "77"
+
+
+@pytest.mark.parametrize(("cut", "want"), [
+    ((), "4821"),  # the canonical link
+    ((rb"<link rel=\"canonical\"[^>]*>",), "4821"),  # the forms' t
+    ((rb"<link rel=\"canonical\"[^>]*>", rb"<input type='hidden' name='t'[^>]*>"), "4821"),  # permalinks
+])
+def test_thread_id_from_each_place_the_page_says_it(cut: tuple[bytes, ...], want: str) -> None:
+    saved = _first_page("mafia-ipb3-ru")
+    data = saved.data
+    for pattern in cut:
+        data, found = re.subn(pattern, b"", data)
+        assert found, pattern
+    assert ENGINE.parse_page(data, saved.ctx).thread_id == want
+
+
+def test_thread_id_is_none_when_the_page_does_not_say() -> None:
+    data = _ipb3("<p>x</p>", "<abbr class='published' title='2017-10-09T23:20:00+03:00'>"
+                 "09 October 2017 - 23:20</abbr>").replace(b"showtopic=9&amp;", b"")
+    ctx = PageContext(url="https://board.example.com/index.php?showtopic=9", fetched_at=FETCHED,
+                      zone="Europe/London")
+    assert ENGINE.parse_page(data, ctx).thread_id is None
