@@ -184,7 +184,7 @@ def unresolved_reason(match: NameMatch, where: str = "") -> str:
         return f"name '{match.written}' is ignored by the GM's resolutions"
     if match.named:  # issue 13: one vote line, several players
         return (f"'{match.written}'{where} names {len(match.named)} players "
-                f"({', '.join(match.named)}): a vote counts for one; the GM decides")
+                f"({', '.join(match.named)}): counted for nobody; the GM decides")
     kind = {"ambiguous": "ambiguous", "mixed_script": "mixes scripts"}.get(match.how)
     head = f"unresolved name '{match.written}'{where}" + (f" ({kind})" if kind else "")
     if match.runner_up:

@@ -34,7 +34,7 @@ def held(t: Tally) -> list[str]:
 
 def two_names(written: str, voter: str, post: int, names: Sequence[str]) -> str:
     return (f"'{written}' (written by {voter} in post {post}) names {len(names)} players "
-            f"({', '.join(names)}): a vote counts for one; the GM decides")
+            f"({', '.join(names)}): counted for nobody; the GM decides")
 
 
 # -- en: kira (JV) and majority ------------------------------------------------------------------
