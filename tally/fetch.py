@@ -37,6 +37,18 @@ CHALLENGE_STATUSES = (403, 503)
 
 
 @dataclass(frozen=True)
+class Clock:
+    """What the network side waits with and measures by: the system's, or a test's fake one
+    (then no test waits or measures in wall-clock time)."""
+
+    sleep: Callable[[float], None] = time.sleep
+    monotonic: Callable[[], float] = time.monotonic
+
+
+SYSTEM_CLOCK = Clock()
+
+
+@dataclass(frozen=True)
 class Response:
     """One fetched page: what the store keeps and the parser reads."""
 
@@ -53,7 +65,7 @@ class _Host:
 
     slots: threading.Semaphore
     lock: threading.Lock = field(default_factory=threading.Lock)
-    next_start: float = 0.0  # time.monotonic() before which no request may start
+    next_start: float = 0.0  # the clock's monotonic time before which no request may start
 
 
 class _Retry(Exception):
@@ -82,7 +94,8 @@ class Fetcher:
         max_wait: float = 120.0,
         user_agent: str = f"tally/{__version__} (+vote counter)",
         session: requests.Session | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.delay = delay
         self.per_host = max(1, per_host)
@@ -90,7 +103,8 @@ class Fetcher:
         self.timeout = timeout
         self.backoff = backoff
         self.max_wait = max_wait
-        self.sleep = sleep
+        self.clock = clock if sleep is None else Clock(sleep, clock.monotonic)
+        self.sleep = self.clock.sleep  # repliers wait through it too (phpBB's form age)
         self.session = session or requests.Session()
         self.session.headers["User-Agent"] = user_agent
         self._hosts: dict[str, _Host] = {}
@@ -164,7 +178,7 @@ class Fetcher:
     def _wait_turn(self, host: _Host) -> None:
         """Reserve the next start time on this host, then sleep until it comes."""
         with host.lock:
-            clock = time.monotonic()
+            clock = self.clock.monotonic()
             start = max(clock, host.next_start)
             host.next_start = start + self.delay
         if start > clock:
@@ -173,7 +187,7 @@ class Fetcher:
     def _defer(self, host: _Host, seconds: float) -> None:
         """Nobody starts on this host for `seconds`: the forum asked (Retry-After) or is failing."""
         with host.lock:
-            host.next_start = max(host.next_start, time.monotonic() + seconds)
+            host.next_start = max(host.next_start, self.clock.monotonic() + seconds)
 
     # -- one try -------------------------------------------------------------------------------
 

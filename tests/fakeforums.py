@@ -11,7 +11,8 @@ uses the engine family's known phrase (say so in the test that relies on it).
 Sessions are cookies; their ids are deterministic (`session_id(n)`) so tests can check that no
 cassette holds one. Faults are switched on per test: `faults` holds names such as "hourly",
 "moderation", "captcha", "captcha-answer", "cloudflare", "sso-only"; `expire_sessions()` ends
-every session; two replies within `flood_seconds` trip the flood limit.
+every session; two replies within `flood_seconds` of the forum's `clock` (a FakeClock that moves
+only when a test advances it) trip the flood limit.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import gzip
 import hashlib
 import json
 import threading
-import time
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
@@ -32,6 +32,7 @@ from typing import ClassVar
 from urllib.parse import parse_qsl, quote, urlsplit
 
 import requests
+from fakeclock import FakeClock
 from requests.adapters import HTTPAdapter
 
 ACCOUNT = "TallyBot"
@@ -91,6 +92,7 @@ class FakeForum:
         self.posts: list[Posted] = [Posted(self.first_post_id - 2, "Irene Adler", "Voto: Zven"),
                                     Posted(self.first_post_id - 1, "Zven", "Voto: Irene Adler")]
         self.flood_seconds = flood_seconds
+        self.clock = FakeClock()  # the flood interval's clock: `clock.advance(s)` lets time pass
         self.last_post_at: dict[str, float] = {}
         self.faults: set[str] = set()
         self.requests: list[Request] = []
@@ -178,12 +180,12 @@ class FakeForum:
 
     def too_soon(self, account: str) -> bool:
         last = self.last_post_at.get(account)
-        return last is not None and time.monotonic() - last < self.flood_seconds
+        return last is not None and self.clock.monotonic() - last < self.flood_seconds
 
     def add_post(self, account: str, text: str) -> int:
         post_id = max(p.post_id for p in self.posts) + 1
         self.posts.append(Posted(post_id, account, text))
-        self.last_post_at[account] = time.monotonic()
+        self.last_post_at[account] = self.clock.monotonic()
         return post_id
 
     def replies(self) -> list[Posted]:

@@ -20,8 +20,9 @@ tally.adapters.phpbb parser reads it), and implements the login and reply flow o
   connection closes with no answer: accepted but the response lost).
 
 Post times come from `clock` (default tally.times.now, so TALLY_NOW moves the board's clock
-too); form keys use the real clock, as phpBB's time() does. BBCode in replies is rendered the
-way phpBB renders [b], [u], [size], [url] and line breaks.
+too); form keys use `form_clock` (PHP's time()), a tests/fakeclock.FakeClock shared with the
+bot's Fetcher (BOARD_CLOCK, FAST), so the replier's form-age wait takes no real time.
+BBCode in replies is rendered the way phpBB renders [b], [u], [size], [url] and line breaks.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ import secrets
 import socket
 import struct
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
+from fakeclock import FakeClock
 from typer.testing import CliRunner
 
 from tally import scheduled, times
@@ -94,6 +95,7 @@ class FakePhpBB:
     salt: str = field(default_factory=lambda: secrets.token_hex(8))
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_id: int = 101
+    form_clock: FakeClock = field(default_factory=lambda: BOARD_CLOCK)  # PHP's time()
     moderated: bool = False  # the bot's replies wait for a moderator (no f_noapprove)
     queue: list[FakePost] = field(default_factory=list)  # replies awaiting approval: not shown
 
@@ -203,7 +205,7 @@ class FakePhpBB:
         created = fields.get("creation_time", "")
         if not created.isdigit():
             return False
-        diff = int(time.time()) - int(created)
+        diff = int(self.form_clock.time()) - int(created)
         return (0 < diff <= FORM_LIFETIME
                 and fields.get("form_token") == self.form_token(int(created), form, sid))
 
@@ -374,7 +376,7 @@ class _Handler(BaseHTTPRequestHandler):
             return 200, login_page(board, sid, None, "", reply_box=True)
         last_id = board.posts[-1].id if board.posts else 0
         if method == "GET":
-            board.sessions[sid].last_click = int(time.time())
+            board.sessions[sid].last_click = int(board.form_clock.time())
             return 200, posting_page(board, sid, user, last_id, "")
         if not board.form_ok(fields, "posting", sid):
             return 200, posting_page(board, sid, user, last_id, FORM_INVALID)
@@ -516,7 +518,7 @@ def page_html(title: str, body: str, user: str | None, sid: str,
 
 def login_page(board: FakePhpBB, sid: str, user: str | None, error: str,
                reply_box: bool = False) -> str:
-    created = int(time.time())
+    created = int(board.form_clock.time())
     explain = ('<p>You need to login in order to reply to topics within this forum.</p>'
                if reply_box else "")
     error_html = f'<div class="error">{error}</div>' if error else ""
@@ -544,7 +546,7 @@ def login_page(board: FakePhpBB, sid: str, user: str | None, error: str,
 
 def posting_page(board: FakePhpBB, sid: str, user: str, last_id: int, error: str,
                  review: bool = False) -> str:
-    created = int(time.time())
+    created = int(board.form_clock.time())
     error_html = f'<p class="error">{error}</p>' if error else ""
     review_html = ""
     if review:
@@ -619,8 +621,11 @@ account = "{BOT}"
 # ---------------------------------------------------------------------------------------------
 # The cron run the tests make
 
+# The boards' clock (form ages): the bot's waits go through it, so a post costs no real time.
+BOARD_CLOCK = FakeClock()
 FAST = scheduled.Network(reader=lambda: Fetcher(delay=0, retries=1),
-                         poster=lambda session: Fetcher(session=session, delay=0, retries=1))
+                         poster=lambda session: Fetcher(session=session, delay=0, retries=1,
+                                                        clock=BOARD_CLOCK.clock))
 
 
 def as_cron(monkeypatch) -> None:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
 import logging
 import socket
 import struct
 import threading
-import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
 import requests
+from fakeclock import FakeClock
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -84,23 +83,28 @@ def test_ok_response_keeps_the_headers_that_matter(httpserver: HTTPServer, monke
 
 
 def test_polite_delay_between_requests_to_one_host(httpserver: HTTPServer) -> None:
-    arrivals: list[float] = []
-
-    def record(request: Request) -> Response:
-        arrivals.append(time.monotonic())
-        return Response("ok")
-
-    httpserver.expect_request("/t").respond_with_handler(record)
-    polite = Fetcher(delay=0.3, retries=1)
+    """The waits are read from the injected clock (what the Fetcher asked to sleep), never
+    measured at the server: no wall-clock timing (issue 17)."""
+    clock = FakeClock()
+    httpserver.expect_request("/t").respond_with_data("ok")
+    polite = Fetcher(delay=0.3, retries=1, clock=clock.clock)
     for _ in range(3):
         polite.get(httpserver.url_for("/t"))
-    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
-    assert len(gaps) == 2
-    assert all(gap >= 0.28 for gap in gaps), gaps
+    assert len(httpserver.log) == 3
+    assert clock.sleeps == pytest.approx([0.3, 0.3])  # none before the first, then the delay
+
+
+def test_the_delay_is_per_host(httpserver: HTTPServer) -> None:
+    clock = FakeClock()
+    httpserver.expect_request("/t").respond_with_data("ok")
+    polite = Fetcher(delay=5, retries=1, clock=clock.clock)
+    polite.get(httpserver.url_for("/t"))
+    polite.get(httpserver.url_for("/t").replace("127.0.0.1", "localhost"))  # another host
+    assert clock.sleeps == []
 
 
 def test_at_most_per_host_requests_at_once(threaded_server: HTTPServer) -> None:
-    lock = threading.Lock()
+    lock = threading.Condition()
     running = [0]
     peak = [0]
 
@@ -108,9 +112,12 @@ def test_at_most_per_host_requests_at_once(threaded_server: HTTPServer) -> None:
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])
-        time.sleep(0.2)
-        with lock:
+            lock.notify_all()
+            # Hold until a second request runs beside this one (or the others are done): the
+            # overlap does not depend on how fast the machine is.
+            lock.wait_for(lambda: running[0] >= 2 or len(threaded_server.log) >= 5, timeout=10)
             running[0] -= 1
+            lock.notify_all()
         return Response("ok")
 
     threaded_server.expect_request("/t").respond_with_handler(slow)
@@ -255,14 +262,19 @@ def test_truncated_body_is_a_truncated_page(sleeps: Sleeps) -> None:
 
 
 def test_timeout(threaded_server: HTTPServer, sleeps: Sleeps) -> None:
+    answer = threading.Event()  # the server answers only once the test is over
+
     def stall(request: Request) -> Response:
-        time.sleep(0.6)
+        answer.wait(10)
         return Response("late")
 
     threaded_server.expect_request("/t").respond_with_handler(stall)
     url = threaded_server.url_for("/t")
-    with pytest.raises(ForumError) as caught:
-        fetcher(sleeps, retries=2, timeout=0.2).get(url)
+    try:
+        with pytest.raises(ForumError) as caught:
+            fetcher(sleeps, retries=2, timeout=0.2).get(url)
+    finally:
+        answer.set()
     assert str(caught.value) == f"127.0.0.1: timed out after 2 tries (0.2 s each): {url}"
 
 

@@ -17,7 +17,7 @@ import keyring
 import pytest
 import requests
 from fakeforums import NAMES, PASSWORD, FakeDiscuz, FakeJV
-from fakephpbb import FakePhpBB, write_game
+from fakephpbb import FAST, FakePhpBB, write_game
 from keyring.backends.fail import Keyring as NoKeyring
 from typer.testing import CliRunner
 
@@ -290,9 +290,7 @@ def board(tmp_path, monkeypatch) -> Iterator[tuple[FakePhpBB, Path]]:
 
     monkeypatch.setenv("TALLY_PASSWORD", BOT_PASSWORD)
     monkeypatch.setenv("TALLY_NOW", "2026-01-15T11:00:00+01:00")
-    monkeypatch.setattr(scheduled, "NETWORK", scheduled.Network(
-        reader=lambda: Fetcher(delay=0, retries=1),
-        poster=lambda session: Fetcher(session=session, delay=0, retries=1)))
+    monkeypatch.setattr(scheduled, "NETWORK", FAST)
     running = FakePhpBB().start()
     running.add_post("Alice", "vote: Bob")
     yield running, write_game(tmp_path, running.url)

@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -341,12 +340,13 @@ def test_the_thread_moving_on_while_replying_is_counted_again(board, game, monke
 
     def slow_replier(engine, http):
         replier = PhpBBReplier(http)
+        wait = replier.sleep  # the Fetcher's clock: the board's
 
         def sleep(seconds: float) -> None:
             if board.requests_to("GET /posting.php") == 1 and not dan_posted:
                 board.add_post("Dan", "vote: Bob")  # while the bot waits to submit
                 dan_posted.append(True)
-            time.sleep(seconds)
+            wait(seconds)
 
         replier.sleep = sleep
         return replier

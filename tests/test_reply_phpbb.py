@@ -7,13 +7,13 @@ back, or the one-line error.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import requests
 import vcr
+from fakeclock import FakeClock
 from fakephpbb import BOT, BOT_PASSWORD, FLOOD_ERROR, FORM_INVALID, FORM_LIFETIME, FakePhpBB
 
 from tally import adapters, crawl, times
@@ -35,35 +35,33 @@ BOT_LOGIN = Credentials(BOT, BOT_PASSWORD)
 
 @pytest.fixture
 def board() -> Iterator[FakePhpBB]:
-    running = FakePhpBB().start()
+    """The board with its own PHP clock; the bot's Fetcher waits on the same one (bot())."""
+    running = FakePhpBB(form_clock=FakeClock()).start()
     running.add_post("Moderator", "Day 1 starts now.")
     running.add_post("Alice", "vote: Bob")
     yield running
     running.stop()
 
 
-def bot(sleeps: list[float] | None = None) -> PhpBBReplier:
-    def sleep(seconds: float) -> None:
-        if sleeps is not None:
-            sleeps.append(seconds)
-        time.sleep(seconds)
-
-    replier = replier_for("phpbb", Fetcher(session=requests.Session(), delay=0, retries=1))
+def bot(board: FakePhpBB) -> PhpBBReplier:
+    """The replier as `tally post` makes it, its Fetcher on the board's clock: the form-age
+    wait moves that clock, no real time passes."""
+    http = Fetcher(session=requests.Session(), delay=0, retries=1, clock=board.form_clock.clock)
+    replier = replier_for("phpbb", http)
     assert isinstance(replier, PhpBBReplier)
-    replier.sleep = sleep
     return replier
 
 
 def test_login_and_reply_posts_once_and_gives_the_post_id(board):
-    sleeps: list[float] = []
-    replier = bot(sleeps)
+    replier = bot(board)
     replier.login(board.url, BOT_LOGIN)
     reply = replier.reply(board.url, "[b]Vote count[/b]\nBob (1): Alice")
     mine = board.bot_posts()
     assert len(mine) == 1 and reply.post_id == str(mine[0].id)
     assert reply.url == f"{board.root}/viewtopic.php?p={mine[0].id}#p{mine[0].id}"
-    # Both forms were submitted after a wait of over a second (same-second rejection, §2.1).
-    assert sleeps == [FORM_WAIT, FORM_WAIT] and FORM_WAIT > 1
+    # Both forms were submitted after a wait of over a second (same-second rejection, §2.1),
+    # through the Fetcher's clock.
+    assert board.form_clock.sleeps == [FORM_WAIT, FORM_WAIT] and FORM_WAIT > 1
     # The real phpBB parser reads the post back from the board's prosilver page.
     thread = crawl.read_thread(board.url, adapters.get("phpbb"), zone="Europe/Paris",
                                store=None, fetcher=Fetcher(delay=0))
@@ -73,10 +71,9 @@ def test_login_and_reply_posts_once_and_gives_the_post_id(board):
 
 
 def test_the_board_rejects_a_form_sent_in_its_own_second(board):
-    replier = bot()
+    replier = bot(board)
     replier.login(board.url, BOT_LOGIN)
-    replier.sleep = lambda seconds: None  # no wait: submitted in the second the form was made
-    time.sleep(1.02 - time.time() % 1)  # start early in a second so both requests share it
+    replier.sleep = lambda seconds: None  # no wait: the board's clock stays in the form's second
     with pytest.raises(ForumError) as refused:
         replier.reply(board.url, "too fast")
     assert str(refused.value) == f"127.0.0.1: the forum did not take the post: {FORM_INVALID}"
@@ -87,7 +84,7 @@ def test_the_board_rejects_a_form_older_than_its_lifetime(board):
     session = requests.Session()
     session.get(f"{board.root}/ucp.php?mode=login")
     sid = session.cookies["phpbb3_fake_sid"]
-    created = int(time.time()) - FORM_LIFETIME - 100
+    created = int(board.form_clock.time()) - FORM_LIFETIME - 100
     answer = session.post(f"{board.root}/ucp.php?mode=login", data={
         "username": BOT, "password": BOT_PASSWORD, "login": "Login", "sid": sid,
         "creation_time": str(created), "form_token": board.form_token(created, "login", sid)})
@@ -96,7 +93,7 @@ def test_the_board_rejects_a_form_older_than_its_lifetime(board):
 
 def test_wrong_password_is_a_login_error_that_never_repeats_it(board):
     with pytest.raises(LoginError) as refused:
-        bot().login(board.url, Credentials(BOT, "not-the-password-42"))
+        bot(board).login(board.url, Credentials(BOT, "not-the-password-42"))
     assert str(refused.value) == ("127.0.0.1: the forum refused the login of TallyBot: You have "
                                   "specified an incorrect password. Please check your password "
                                   "and try again.")
@@ -105,12 +102,13 @@ def test_wrong_password_is_a_login_error_that_never_repeats_it(board):
 
 
 def test_post_review_returns_control_without_posting(board):
-    replier = bot()
+    replier = bot(board)
     replier.login(board.url, BOT_LOGIN)
+    wait = replier.sleep
 
     def someone_posts_meanwhile(seconds: float) -> None:
         board.add_post("Dan", "vote: Alice")
-        time.sleep(seconds)
+        wait(seconds)
 
     replier.sleep = someone_posts_meanwhile
     with pytest.raises(ThreadMovedOn) as moved:
@@ -118,12 +116,12 @@ def test_post_review_returns_control_without_posting(board):
     assert str(moved.value) == ("127.0.0.1: new posts arrived while replying (post review); "
                                 "nothing was posted")
     assert board.bot_posts() == []
-    replier.sleep = time.sleep
+    replier.sleep = wait
     assert replier.reply(board.url, "a fresh count").post_id == str(board.posts[-1].id)
 
 
 def test_flood_limit_is_reported_and_nothing_posted(board):
-    replier = bot()
+    replier = bot(board)
     replier.login(board.url, BOT_LOGIN)
     board.last_post_at[board.users[BOT][0]] = board.clock()  # the bot posted just now
     with pytest.raises(FloodLimit) as flood:
@@ -134,7 +132,7 @@ def test_flood_limit_is_reported_and_nothing_posted(board):
 
 
 def test_expired_session_is_reported_as_such(board):
-    replier = bot()
+    replier = bot(board)
     replier.login(board.url, BOT_LOGIN)
     board.expire_sessions()
     with pytest.raises(SessionExpired) as expired:
@@ -145,7 +143,7 @@ def test_expired_session_is_reported_as_such(board):
 
 
 def test_logged_in_tells_a_bot_page_from_a_guest_page(board):
-    replier = bot()
+    replier = bot(board)
     replier.login(board.url, BOT_LOGIN)
     mine = replier.http.get(board.url).body
     guest = requests.get(board.url).content
@@ -160,7 +158,7 @@ def test_logged_in_tells_a_bot_page_from_a_guest_page(board):
     ("drop", OutcomeUnknown, 1),  # the board stored it, then the connection died
 ])
 def test_faults_on_the_reply_post(board, fault, error, posted):
-    replier = bot()
+    replier = bot(board)
     replier.login(board.url, BOT_LOGIN)
     board.fail_next("POST /posting.php", fault)
     with pytest.raises(error) as failed:
@@ -204,7 +202,7 @@ def test_cassette_holds_no_password_cookie_or_session_id():
 
 def test_a_reply_held_for_approval_is_not_visible_and_has_no_post_id(board):
     board.moderated = True
-    replier = bot()
+    replier = bot(board)
     replier.login(board.url, BOT_LOGIN)
     reply = replier.reply(board.url, "[b]Vote count[/b]")
     assert (reply.post_id, reply.url, reply.visible) == (None, None, False)
