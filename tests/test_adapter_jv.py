@@ -566,11 +566,8 @@ def legacy_page() -> tuple[bytes, PageContext]:
     return saved.data, saved.ctx
 
 
-@pytest.mark.parametrize("payload", [True, False])
-@pytest.mark.parametrize("number", [1, 1200])
+@pytest.mark.parametrize(("number", "payload"), [(1, True), (1200, True), (1200, False)])
 def test_real_pages_skip_their_ad_slots_and_say_so(number: int, payload: bool) -> None:
-    if not payload and number == 1:
-        pytest.skip("only page 1200 is kept without its payload")
     data = real_page(number, payload)
     messages = etree.fromstring(data, etree.HTMLParser()).xpath("//*[@id='listMessages']")[0]
     assert [e.get("data-ad-position") for e in messages if e.tag == "ins"] == [
@@ -770,3 +767,61 @@ def test_count_strict_runs_the_canary_on_every_message(tmp_path: Path) -> None:
     assert note not in evidence()
     assert note in evidence("--strict")
     assert not base.STRICT_READING.get()  # the command's setting does not outlive it
+
+
+# ---------------------------------------------------------------------------------------------
+# What a template or a saving tool does to a stock page changes nothing of what it says (moved
+# from the retired tests/test_jv_fastpath.py: these are the reader's, not a second reader's).
+
+def guest_links(data: bytes) -> bytes:
+    """The logged-in legacy page as a guest sees it: JvCare spans for profile, date, editor and
+    pager links (FORUMS.md §3.2, §3.4)."""
+    return re.sub(rb'<a href="[^"]*" (target="_blank" )?class="([^"]*)">',
+                  rb'<span class="JvCare 1F4A \2" \1>', data).replace(b"</a>", b"</span>")
+
+
+TEMPLATE_CHANGES = {
+    "guest JvCare spans": guest_links,
+    "attributes reordered": lambda data: re.sub(
+        rb'<div class="(bloc-message-forum [^"]*)" (data-id="\d+")>', rb'<div \2 class="\1">', data),
+    "CRLF line ends": lambda data: data.replace(b"\n", b"\r\n"),
+    "byte-order mark": lambda data: b"\xef\xbb\xbf" + data,
+    "upper-case chrome divs": lambda data: data.replace(b'<div class="bloc-contenu">',
+                                                        b'<DIV class="bloc-contenu">'),
+}
+
+
+@pytest.mark.parametrize("change", TEMPLATE_CHANGES, ids=list(TEMPLATE_CHANGES))
+@pytest.mark.parametrize("number", [0, 1])
+def test_a_changed_legacy_template_reads_the_same(change: str, number: int) -> None:
+    saved = casefiles.load_case(JV_DIR / "legacy").pages[number]
+    changed = TEMPLATE_CHANGES[change](saved.data)
+    assert changed != saved.data
+    page, original = ENGINE.parse_page(changed, saved.ctx), ENGINE.parse_page(saved.data, saved.ctx)
+    assert page.posts == original.posts
+    assert (page.number, page.count, page.next_url, page.thread_id, page.title) == (
+        original.number, original.count, original.next_url, original.thread_id, original.title)
+
+
+def test_a_deleted_message_seen_by_a_moderator_is_read_as_deleted() -> None:
+    """msg-supprime (§3.2): the message is read, marked deleted; the rules judge it."""
+    posts = {p.id: p for p in ENGINE.parse_page(*legacy_page()).posts}
+    assert [p.id for p in posts.values() if p.deleted] == ["780100177"]
+    assert posts["780100177"].author and posts["780100177"].body.own
+
+
+MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre",
+          "octobre", "novembre", "décembre"]
+
+
+@given(day=st.integers(0, 39), month=st.sampled_from(MONTHS), year=st.integers(990, 2100),
+       hour=st.integers(0, 25), minute=st.integers(0, 61), second=st.sampled_from(["", ":07", ":61"]),
+       editor=st.sampled_from(["Near_", "Ryuk Shinigami", "12:00", ""]))
+def test_an_edit_notice_date_reads_as_the_shared_reader_reads_it(
+        day: int, month: str, year: int, hour: int, minute: int, second: str, editor: str) -> None:
+    """The notice's date is read in one match of the stock form; it must agree with the shared
+    date reader on every text, including those it refuses."""
+    text = f"Message édité le {day:02d} {month} {year} à {hour:02d}:{minute:02d}{second} par {editor}"
+    found = jv._EDIT_TEXT.search(text)
+    assert found is not None
+    assert (dates.stock_date(found.group(1)) or full_date(text)) == full_date(text)
