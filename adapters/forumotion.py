@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import cache
 from datetime import datetime
 from math import gcd
 from urllib.parse import urljoin, urlsplit
@@ -121,10 +122,10 @@ def _theme_order(name: str | None) -> tuple[Theme, ...]:
 
 _THEME_ORDERS = {name: _theme_order(name) for name in (*(t.name for t in THEMES), None)}
 
-# Every post--ID element (§1.2) and every "sig" class element, in one pass over the page's
-# class attributes: each post's signature is one of the latter.
-_POSTS_AND_SIGNATURES = etree.XPath("/descendant::*/@class[contains(., 'post--') or contains(., 'sig')]")
+# Every post--ID element (§1.2), through the page's class attributes.
+_POSTS = etree.XPath("/descendant::*/@class[contains(., 'post--')]/..")
 _POST_CLASS = re.compile(r"(?:^|\s)post--(\d+)(?:\s|$)")
+_POST_IDS = re.compile(rb"post--(\d+)")
 # Text nodes that may start an edit notice (§1.4 wordings; every one holds "di").
 _EDIT_WORDS = etree.XPath(
     "descendant::text()[contains(., 'di')][contains(., 'dición') or contains(., 'dicion')"
@@ -141,8 +142,10 @@ _HIDDEN_REF = re.compile(r"showHiddenMessage\((\d+)\)|hidden-title--(\d+)")
 _CANONICAL = etree.XPath("/html/head/link[@rel='canonical']/@href"
                          " | /html/head/meta[@property='og:url']/@content", smart_strings=False)
 _TOPIC_INPUT = etree.XPath("//input[@name='t']/@value", smart_strings=False)
-_LINKS = etree.XPath("/descendant::a/@href", smart_strings=False)
+_LINKS = etree.XPath("/descendant::a/@href[contains(., '/t') or contains(., 't=')]",
+                     smart_strings=False)
 _TEXT = etree.XPath("string()", smart_strings=False)
+_HEADINGS = etree.XPath("preceding::h1")
 _CURRENT_PAGE = etree.XPath(
     "/descendant::*[contains(@class, 'pagination') or contains(@class, 'paging')"
     " or (contains(@class, 'gensmall') and starts-with(normalize-space(.), 'P'))]"
@@ -350,30 +353,37 @@ class Forumotion(Engine):
         if not self.looks_like(data):
             raise self.not_a_thread(ctx, "no Forumotion markup; another engine's page?")
         root = _parse(data)
-        posts, signatures = _post_elements(root)
+        posts = _post_elements(root, data)
         if not posts:
             raise self.not_a_thread(ctx, _why_no_posts(root))
         topic = split_topic_url(self.normalise_url(ctx.url))
         script = _pagination_script(data)
-        links = [(href, t) for href in _LINKS(root) if (t := _topic_of_link(href, ctx.url))]
+
+        @cache
+        def links(topic_id: str | None = None) -> list[tuple[str, TopicUrl]]:
+            """The page's topic links (of `topic_id` only, when given): read when needed."""
+            if topic_id is not None:
+                return [(href, t) for href, t in links() if t.topic == topic_id]
+            return [(href, t) for href in _LINKS(root) if (t := _topic_of_link(href, ctx.url))]
+
         # The topic the page itself names (issue 16), not the URL it was asked for; then only
         # its own links count (pagination): a post may link another topic's pages.
-        own = _named_topic(root, script) or _linked_topic(set(posts), links) or _form_topic(root)
-        links = [(href, t) for href, t in links if own is None or t.topic == own]
+        own = (_named_topic(root, script) or _linked_topic(set(posts), links())
+               or _form_topic(root))
         per_page = (_js_int(_PER_PAGE_JS, script) or ctx.per_page
-                    or _per_page_from_links(topic, links) or self.default_per_page)
+                    or _per_page_from_links(topic, links(own)) or self.default_per_page)
         number = _number(topic, root, per_page)
         theme = detect_theme(data)
-        reader = PostReader(self, ctx, theme, posts, signatures)
+        reader = PostReader(self, ctx, theme, posts)
         read, notes = reader.read_all(root, data, (number - 1) * per_page)
-        count = _count(script, number, per_page, len(posts), links)
+        count = _count(script, number, per_page, len(posts), lambda: links(own))
         return Page(
             url=ctx.url,
             number=number,
             count=count,
             posts=tuple(read),
             thread_id=own,
-            title=_title(root),
+            title=_title(root, next(iter(posts.values()))),
             next_url=(self._page_of(topic, number + 1, per_page)
                       if topic and count and number < count else None),
             notes=(f"theme: {theme or 'unknown (custom templates)'}", *notes),
@@ -395,17 +405,25 @@ def _parse(data: bytes) -> HtmlElement:
     return root if root is not None else etree.fromstring(b"<html></html>", etree.HTMLParser())
 
 
-def _post_elements(root: HtmlElement) -> tuple[dict[str, HtmlElement], list[HtmlElement]]:
+def _post_elements(root: HtmlElement, data: bytes) -> dict[str, HtmlElement]:
     """Each displayed post by its `post--ID` class (§1.2), first element per id (phpBB2 puts
-    the class on two table rows, the second being the contact bar), and the "sig" elements."""
+    the class on two table rows, the second being the contact bar). Stock templates print the
+    posts as siblings: the first one and its siblings are taken when they hold every post--ID
+    the page's bytes name; else (overridden templates) every element of the page is looked at."""
+    first = next((e for e in root.iter("div", "tr") if "post--" in (e.get("class") or "")), None)
+    candidates = [first, *first.itersiblings()] if first is not None else []
+    posts = _by_id(candidates)
+    if set(posts) != {i.decode() for i in _POST_IDS.findall(data)}:
+        posts = _by_id(_POSTS(root))
+    return posts
+
+
+def _by_id(elements: Iterable[HtmlElement]) -> dict[str, HtmlElement]:
     posts: dict[str, HtmlElement] = {}
-    signatures: list[HtmlElement] = []
-    for value in _POSTS_AND_SIGNATURES(root):
-        if "post--" in value and (match := _POST_CLASS.search(value)):
-            posts.setdefault(match.group(1), value.getparent())
-        if "sig" in value:
-            signatures.append(value.getparent())
-    return posts, signatures
+    for element in elements:
+        if match := _POST_CLASS.search(element.get("class") or ""):
+            posts.setdefault(match.group(1), element)
+    return posts
 
 
 def _why_no_posts(root: HtmlElement) -> str:
@@ -452,12 +470,12 @@ def _number(topic: TopicUrl | None, root: HtmlElement, per_page: int) -> int:
 
 
 def _count(script: str, number: int, per_page: int, posts: int,
-           links: list[tuple[str, TopicUrl]]) -> int | None:
+           links: Callable[[], list[tuple[str, TopicUrl]]]) -> int | None:
     """Pages in the thread: the pagination JS (§1.6), else the highest page linked, else one
     page when the page has no pagination and is not full (crawler.js stop rule)."""
     if pages := _js_int(_PAGES_JS, script):
         return max(pages, number)
-    if starts := [t.start for _, t in links if t.start]:
+    if starts := [t.start for _, t in links() if t.start]:
         return max(max(starts) // per_page + 1, number)
     return number if posts < per_page else None
 
@@ -486,14 +504,12 @@ def _form_topic(root: HtmlElement) -> str | None:
     return form[0] if form and form[0].isdigit() else None
 
 
-def _title(root: HtmlElement) -> str | None:
-    """The first h1.page-title, else h1.cattitle, else h1, else the <title>."""
-    headings = list(root.iter("h1"))
-    for name in ("page-title", "cattitle"):
-        found = next((h for h in headings if name in (h.get("class") or "").split()), None)
-        if found is not None:
-            return collapse(_text(found)) or None
-    heading = headings[0] if headings else next(root.iter("title"), None)
+def _title(root: HtmlElement, first_post: HtmlElement) -> str | None:
+    """The topic's title: of the h1 headings before the first post (the header may have the
+    site's name in another), the page-title or cattitle one, else the last; else <title>."""
+    headings = _HEADINGS(first_post)
+    classed = (h for h in headings if {"page-title", "cattitle"} & set((h.get("class") or "").split()))
+    heading = next(classed, headings[-1] if headings else next(root.iter("title"), None))
     return collapse(_text(heading)) or None if heading is not None else None
 
 
@@ -504,7 +520,7 @@ class PostReader:
     """Reads the posts of one page; holds what every post needs (engine, context, themes)."""
 
     def __init__(self, engine: Forumotion, ctx: PageContext, theme: str | None,
-                 posts: dict[str, HtmlElement], signatures: list[HtmlElement]) -> None:
+                 posts: dict[str, HtmlElement]) -> None:
         self.engine = engine
         self.ctx = ctx
         self.themes = _THEME_ORDERS[theme]
@@ -513,7 +529,6 @@ class PostReader:
         self.site = f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
         self.posts = posts
         self.post_nodes = {id(e) for e in posts.values()}
-        self.signatures = _by_post(signatures, self.post_nodes)
 
     def read_all(self, root: HtmlElement, data: bytes, offset: int) -> tuple[list[Post], list[str]]:
         """Every post of the page in order, and notes on what is not one (§1.8)."""
@@ -548,18 +563,20 @@ class PostReader:
         """The title of the sponsored pseudo-post guests see at the end of a page (§1.8: post
         id 0, no profile link, no date), or None. Strict: anything else is read as a post, and
         a real post without a readable date stops the count."""
-        if post_id != "0" or _profile_link(element) or self._shown(element)[0]:
+        if post_id != "0" or _profile_link(element) or self._shown(element)[0] is not None:
             return None
         box = self._find(element, "author")
         return collapse(_text(box)) if box is not None else ""
 
     def read(self, post_id: str, element: HtmlElement, position: int,
              hidden_text: str | None) -> Post:
-        author, author_id = self._author(post_id, element)
-        shown, header = self._shown(element)
+        shown, header, byline = self._shown(element)
         if shown is None:  # strict: a date line it cannot read is named, never guessed
             raise self._fail(post_id, f"cannot read the date in {header[-120:]!r}" if header
                              else "no date found in the post header")
+        # The byline ("por {POSTER_NAME} {POST_DATE}") links the poster on most themes.
+        author, author_id = (byline is not None and _profile_link(byline)) or self._author(
+            post_id, element)
         localised = times.localise(shown.naive, self.ctx.zone)
         message = self._find(element, "message")
         if message is None:
@@ -597,17 +614,18 @@ class PostReader:
             raise self._fail(post_id, "no author")
         return name, None
 
-    def _shown(self, element: HtmlElement) -> tuple[ShownTime | None, str]:
-        """The post's date, and the first date line's text when none reads."""
+    def _shown(self, element: HtmlElement) -> tuple[ShownTime | None, str, HtmlElement | None]:
+        """The post's date, the text of its line (the first date line's when none reads), and
+        the element holding it."""
         header = ""
         for theme in self.themes:
             for path in theme.date:
                 for box in path(element):
                     text = collapse(_text(box))
                     if shown := find_time(text, self.fetched_local):
-                        return shown, text
+                        return shown, text, box
                     header = header or text
-        return None, header
+        return None, header, None
 
     def _edit(self, body: Body, element: HtmlElement,
               message: HtmlElement) -> tuple[Body, EditMarker | None]:
@@ -617,25 +635,26 @@ class PostReader:
         if edit := read_edit(last, self.ctx, self.fetched_local):
             kept = last[:EDIT_RE.search(last).start()].strip()  # type: ignore[union-attr]
             return replace(body, own="\n".join(filter(None, (before, kept)))), edit
-        holders = reversed(_edit_holders(element, self.post_nodes))
-        # Inside the message: a quoted notice is someone else's (C1).
-        return body, self._last_edit(block_text(h).split("\n") for h in holders
-                                     if not (h is message or message in h.iterancestors()))
-
-    def _last_edit(self, texts: Iterable[list[str]]) -> EditMarker | None:
-        """The first edit notice in the lines of each holder's text, last line first."""
-        for lines in texts:
-            for line in reversed(lines):
+        for text, holder in reversed(_edit_holders(element, self.post_nodes)):
+            if holder is message or message in holder.iterancestors():
+                continue  # inside the message: a quoted notice is someone else's (C1)
+            # The notice is most often one text node; else its holder's lines, last first.
+            for line in (text, *reversed(block_text(holder).split("\n"))):
                 if edit := read_edit(line, self.ctx, self.fetched_local):
-                    return edit
-        return None
+                    return body, edit
+        return body, None
 
     def _signature(self, body: Body, element: HtmlElement, message: HtmlElement) -> Body:
+        """The signature block after the message (§1.2): a later sibling of the message or of
+        one of its ancestors inside the post (AwesomeBB's is inside: split_body took it)."""
         if body.signature:
             return body
-        for sig in self.signatures.get(id(element), ()):
-            if classify(sig) == "signature" and message not in sig.iterancestors():
-                return replace(body, signature=read_aside(sig))
+        for holder in (message, *message.iterancestors()):
+            if holder is element:
+                break
+            for sibling in holder.itersiblings():
+                if not _SIGNATURE_CLASSES.isdisjoint((sibling.get("class") or "").split()):
+                    return replace(body, signature=read_aside(sibling))
         return body
 
     def _permalink(self, post_id: str, element: HtmlElement) -> str:
@@ -658,22 +677,12 @@ def _profile_link(scope: HtmlElement) -> tuple[str, str] | None:
     return None
 
 
-def _by_post(nodes: list[HtmlElement], posts: set[int]) -> dict[int, list[HtmlElement]]:
-    """`nodes` grouped by each post (id() of its element) that holds them, in page order."""
-    found: dict[int, list[HtmlElement]] = {}
-    for node in nodes:
-        for ancestor in node.iterancestors():
-            if id(ancestor) in posts:
-                found.setdefault(id(ancestor), []).append(node)
-    return found
-
-
-def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
-    """Elements holding edit-notice words whose nearest enclosing post is `element`. Most posts
-    have none: one regex over the post's text rules them out before XPath looks."""
+def _edit_holders(element: HtmlElement, posts: set[int]) -> list[tuple[str, HtmlElement]]:
+    """Text nodes with edit-notice words, and their holders, whose nearest enclosing post is
+    `element`. Most posts have none: one regex over the post's text rules them out first."""
     if not EDIT_WORD.search(_TEXT(element)):
         return []
-    found: list[HtmlElement] = []
+    found: list[tuple[str, HtmlElement]] = []
     for text in _EDIT_WORDS(element):
         holder = text.getparent()
         if text.is_tail and holder is not None:
@@ -681,7 +690,7 @@ def _edit_holders(element: HtmlElement, posts: set[int]) -> list[HtmlElement]:
         nearest = next((a for a in holder.iterancestors() if id(a) in posts), None) \
             if holder is not None else None
         if nearest is element:  # not a post nested inside this one
-            found.append(holder)
+            found.append((str(text), holder))
     return found
 
 
