@@ -21,8 +21,8 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from functools import cache
 from datetime import datetime
+from functools import cache
 from math import gcd
 from urllib.parse import urljoin, urlsplit
 

@@ -482,3 +482,18 @@ def test_the_audit_and_gm_report_say_what_was_skipped(case_dir: Path) -> None:
         section = result.stdout.split("Reading the thread:\n", 1)[1]
         assert f"  - {skipped}\n" in section
         assert result.stdout.count(skipped) == 1  # one line for both pages
+
+
+def test_a_real_post_with_an_unreadable_date_stops_the_count_with_exit_4(tmp_path: Path) -> None:
+    source = casefiles.FIXTURES / "forumotion" / "stock-prosilver-es"
+    for item in source.iterdir():
+        data = item.read_bytes()
+        if item.name == "page-1.html":
+            assert data.count(b"Lun 18 Ene 2016, 21:12") == 1
+            data = data.replace(b"Lun 18 Ene 2016, 21:12", b"Lun 18 Foo 2016, 21:12")
+        (tmp_path / item.name).write_bytes(data)
+    result = _count(tmp_path, "count")
+    assert result.exit_code == 4, result.output
+    assert "not a thread page (post 30202: cannot read the date in 'por Irene Adler Lun 18 Foo " \
+           "2016, 21:12')" in result.output
+    assert len(result.output.strip().splitlines()) == 1
