@@ -133,30 +133,38 @@ def write_thread(folder: Path, posts: int, per_page: int, pages: int | None = No
 # The full count on the real-pages phpBB thread, against a minimal lxml reader
 
 
-def full_count(folder: Path, posts: int, rounds: int) -> tuple[float, float, float]:
-    """CPU seconds of `tally count --from` and of bench/minimal_phpbb.py on the same pages
-    (the least of `rounds` alternated runs each), and the count's peak memory (MiB)."""
+def full_count(folder: Path, posts: int, rounds: int) -> dict[str, float]:
+    """CPU seconds of `tally count --from` and of bench/minimal_phpbb.py on the same pages (the
+    least of `rounds` alternated runs each), the count's peak memory (MiB), and when selectolax
+    is installed, the minimal reader on Lexbor and both parsers' bare parse in this process."""
     tpl = synthetic.template("phpBB 3 prosilver (real pages)")[0]
     pages = folder / "thread"
     pages.mkdir()
     synthetic.write_thread(tpl, posts, pages)
     game = synthetic.write_phpbb_game(folder, posts)
-    runs = []
+    peaks: list[float] = []
+    minimal = [sys.executable, str(Path(__file__).parent / "minimal_phpbb.py"), str(pages)]
 
     def count() -> float:
-        store = folder / f"store-{len(runs)}.sqlite"  # a first count each time
+        store = folder / f"store-{len(peaks)}.sqlite"  # a first count each time
         cpu_s, peak = child([sys.executable, "-m", "tally.cli", "count", str(game), "--from",
-                             str(pages), "--fetched-at", "2018-10-20 00:00", "--format", "json",
-                             "--store", str(store)])
-        runs.append(peak)
+                             str(pages), "--fetched-at", "2018-10-20 00:00", "--store",
+                             str(store)])
+        peaks.append(peak)
         return cpu_s
 
-    def minimal() -> float:
-        return child([sys.executable, str(Path(__file__).parent / "minimal_phpbb.py"),
-                      str(pages)])[0]
+    out: dict[str, float] = {}
+    out["count"], out["minimal"] = best_pair(rounds, count, lambda: child(minimal)[0])
+    out["peak"] = max(peaks)
+    if importlib.util.find_spec("selectolax") is not None:
+        out["minimal_lexbor"] = min(child([*minimal, "--lexbor"])[0] for _ in range(rounds))
+        from selectolax.lexbor import LexborHTMLParser
 
-    ours, bare = best_pair(rounds, count, minimal)
-    return ours, bare, max(runs)
+        data = [path.read_bytes() for path in pages.glob("page-*.html")]
+        out["lxml_parse"], out["lexbor_parse"] = best_pair(
+            rounds, partial(cpu, lambda: [lxml.html.document_fromstring(d) for d in data]),
+            partial(cpu, lambda: [LexborHTMLParser(d) for d in data]))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,10 +249,15 @@ def main() -> None:
     if args.ratios_only or (args.engine and "phpbb" not in {t.engine for t in templates}):
         return
     with tempfile.TemporaryDirectory() as tmp:
-        ours, bare, peak = full_count(Path(tmp), args.posts, args.rounds)
-        print(f"2. tally count --from, phpBB 3 real pages, {args.posts} posts: {ours:5.2f} s CPU "
-              f"vs {bare:5.2f} s for a minimal lxml reader (ratio {ours / bare:4.2f}); peak "
-              f"memory {peak:5.1f} MiB (target <= 200)", flush=True)
+        got = full_count(Path(tmp), args.posts, args.rounds)
+        print(f"2. tally count --from, phpBB 3 real pages, {args.posts} posts: "
+              f"{got['count']:5.2f} s CPU vs {got['minimal']:5.2f} s for a minimal lxml reader "
+              f"(ratio {got['count'] / got['minimal']:4.2f}); peak memory {got['peak']:5.1f} MiB "
+              "(target <= 200)", flush=True)
+        if "minimal_lexbor" in got:
+            print(f"   selectolax (Lexbor): the minimal reader {got['minimal_lexbor']:5.2f} s; "
+                  f"bare parse {got['lexbor_parse']:5.2f} s vs lxml {got['lxml_parse']:5.2f} s",
+                  flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         first, rerun = rerun_requests(Path(tmp), args.posts, 25)
         print(f"3. requests: first run {first}, re-run with one new page {rerun} (target <= 2)")
