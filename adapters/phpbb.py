@@ -26,7 +26,7 @@ from lxml.html import HtmlElement
 
 from tally import times
 from tally.adapters import dates
-from tally.adapters.base import Engine, PageContext
+from tally.adapters.base import Engine, PageContext, reading_post
 from tally.adapters.html import (
     Aside,
     block_text,
@@ -374,17 +374,23 @@ class PhpBB(Engine):
         number, count = self._number_and_count(boxes, topic, per_page)
         reader = _PostReader(self, ctx, flavour)
         offset = (number - 1) * per_page
-        posts, hidden = [], []
+        posts, notes = [], list(_between_posts(elements) if flavour == "prosilver" else ())
         for i, (pid, (element, parts)) in enumerate(elements.items()):
             if "hidden" in parts:  # keeps its place: later posts' positions count it
-                hidden.append(f"post {pid}: hidden on this page, not read "
-                              f"({collapse(_text(parts['hidden']))[:160]})")
-            else:
-                posts.append(reader.read(pid, element, parts, offset + i + 1))
+                notes.append(f"post {pid}: hidden on this page, not read "
+                             f"({collapse(_text(parts['hidden']))[:160]})")
+                continue
+            try:
+                post = reader.read(pid, element, parts, offset + i + 1)
+            except Exception as exc:
+                reading_post(exc, pid)
+                raise
+            notes.extend(_post_notes(post, parts))
+            posts.append(post)
         return Page(url=ctx.url, number=number, count=count, posts=tuple(posts),
-                    thread_id=_thread_id(root, topic, ctx.url), title=_title(root),
+                    thread_id=_thread_id(root, boxes), title=_title(root),
                     next_url=self._next_url(boxes, ctx.url, topic, number, count, per_page),
-                    notes=_footer_notes(data, encoding, ctx) + tuple(hidden))
+                    notes=_footer_notes(data, encoding, ctx) + tuple(notes))
 
     def _why_no_posts(self, root: HtmlElement, data: bytes) -> str:
         text = collapse(_text(root))
@@ -492,7 +498,7 @@ Parts = dict[str, HtmlElement]
 # Posts and their parts are found by plain element walks (DESIGN.md "Performance": several
 # times faster than XPath class tests here); a part a template moved is searched per post.
 # _part_kind checks the exact class tokens.
-_PART_WORDS = re.compile("post|content|notice|signature|author")
+_PART_WORDS = re.compile("post|content|notice|signature|author|ignore")
 _POST_ID = re.compile(r"p\d+$")
 
 
@@ -504,6 +510,8 @@ def _part_kind(tag: str, class_attr: str) -> str | None:
         return "author"
     if "post_deleted_msg" in classes or "post-notice" in classes:
         return "deleted" if "post_deleted_msg" in classes or "deleted" in classes else None
+    if tag == "div" and "ignore" in classes:
+        return "ignore"  # "This post was made by X who is on your ignore list" / "deleted by"
     for kind in ("content", "notice", "signature"):
         if kind in classes:
             return kind
@@ -534,7 +542,10 @@ def _landmarks(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Parts]],
             continue
         element_id = element.get("id") if "post" in classes else None  # most are not posts
         if element_id and _POST_ID.match(element_id) and "post" in classes.split():
-            posts.setdefault(element_id[1:], (element, _parts_of(element)))
+            parts = _parts_of(element)
+            if "ignore" in parts and "content" not in parts:
+                parts["hidden"] = parts["ignore"]  # 3.0: the placeholder replaces the post
+            posts.setdefault(element_id[1:], (element, parts))
         elif "pagination" in classes or "nav" in classes:
             tokens = classes.split()
             if "pagination" in tokens or (element.tag != "div" and "nav" in tokens):
@@ -759,14 +770,76 @@ def _with_page_links(boxes: list[HtmlElement]) -> list[HtmlElement]:
     return out
 
 
-def _thread_id(root: HtmlElement, topic: TopicUrl | None, url: str) -> str | None:
-    if topic and topic.get("t"):
-        return topic.get("t")
-    for href in compiled("//a[contains(@href, 'viewtopic')]/@href")(root):
-        linked = split_topic_url(urljoin(url, href))
-        if linked and linked.get("t"):
-            return linked.get("t")
-    return None
+_TOPIC_IN = re.compile(r"[?&](?:amp;)?t=(\d+)")
+# Where the template itself names the topic (issue 16), in the order of trust: the canonical link
+# (3.1+), the "Post a reply" button, the topic title's link (3.1+ h2.topic-title > a, subsilver2
+# h2 > a, phpBB 2 a.maintitle), the print/watch/email links of the topic tools. Links inside
+# messages are never read: a member may link any topic.
+_TOPIC_LINKS = (
+    etree.XPath("//link[@rel='canonical']/@href", smart_strings=False),
+    etree.XPath("//a[contains(@href, 'mode=reply')]/@href", smart_strings=False),
+    etree.XPath("//h2/a/@href | //a[contains(@class, 'maintitle')]/@href", smart_strings=False),
+    etree.XPath("//a[contains(@href, 'view=print') or contains(@href, 'watch=topic') or "
+                "contains(@href, 'mode=email')]/@href", smart_strings=False),
+)
+
+
+def _thread_id(root: HtmlElement, boxes: Pagination) -> str | None:
+    """The topic id the page itself shows (issue 16: a page served for another topic must be
+    caught), never the requested URL's; None when the page names none."""
+    for path in _TOPIC_LINKS:
+        for href in path(root):
+            found = _TOPIC_IN.search(href)
+            if found:
+                return found.group(1)
+    found = _TOPIC_IN.search(boxes.links)  # the pagination links (start= ones only)
+    return found.group(1) if found else None
+
+
+def _post_notes(post: Post, parts: Parts) -> tuple[str, ...]:
+    """What the audit's "Reading the thread" says of a post shown otherwise than as a post
+    (issue 13): a soft-deleted post a moderator sees, a post hidden for this account."""
+    placeholder = parts.get("ignore")
+    if placeholder is None and not post.deleted:
+        return ()
+    said = f" ({collapse(_text(placeholder))[:160]})" if placeholder is not None else ""
+    if post.deleted:
+        return (f"post {post.id}: deleted on the forum, shown to moderators{said}; read as "
+                "deleted",)
+    return (f"post {post.id}: hidden for this account{said}; read from the copy the page "
+            "still holds",)
+
+
+_BETWEEN_SILENT = frozenset(("hr", "br", "script", "noscript", "style"))
+
+
+def _between_posts(posts: dict[str, tuple[HtmlElement, Parts]]) -> tuple[str, ...]:
+    """What a style or an extension put between the posts (phpBB Advertisement Management's
+    div.phpbb-ads-center, a sponsor's fake post): skipped, and named once for the audit
+    (issue 13). Only the siblings between the first and the last post are looked at, on
+    prosilver (a table style's rows between posts are the posts' own)."""
+    elements = [element for element, _parts in posts.values()]
+    if len(elements) < 2:
+        return ()
+    members = set(elements)
+    last = elements[-1]
+    skipped = []
+    for sibling in elements[0].itersiblings():
+        if sibling is last:
+            break
+        tag = sibling.tag
+        if sibling in members or not isinstance(tag, str) or tag in _BETWEEN_SILENT or \
+                (tag == "a" and not len(sibling) and not (sibling.text or "").strip()):
+            continue  # posts, dividers, the a#unread anchor
+        classes = ".".join((sibling.get("class") or "").split())
+        what = f"{tag}.{classes}" if classes else tag
+        text = collapse(_text(sibling))
+        skipped.append(f"{what} {text[:60]!r}" if text else what)
+    if not skipped:
+        return ()
+    counted = {what: skipped.count(what) for what in skipped}  # in page order, each once
+    said = "; ".join(what if n == 1 else f"{what} ({n} times)" for what, n in counted.items())
+    return (f"skipped between the posts, not posts: {said}",)
 
 
 def _title(root: HtmlElement) -> str | None:
