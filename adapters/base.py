@@ -24,7 +24,6 @@ from typing import ClassVar
 from tally.errors import NotAThreadPage, ParserCrash, TallyError
 from tally.model import Page
 
-
 # `--strict` for reading pages (JV's payload/HTML canary on every message, not a sample): set
 # for one command by the CLI and read as PageContext's default, so that the readers between the
 # command and the engine (saved folder, WARC, store, network) need not each carry it.

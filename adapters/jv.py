@@ -929,14 +929,14 @@ class JV(Engine):
         shown: dict[str, list[str]] = {}
         if payload is not None:
             items, skipped = _payload_items(payload.data["listMessage"], where)
-            read = read_beside_html(items, html, ctx.strict)
-            messages, shown = read.messages, read.posts
-            notes += skipped + read.page
+            beside = read_beside_html(items, html, ctx.strict)
+            messages, shown = beside.messages, beside.posts
+            notes += skipped + beside.page
         else:
             messages = []
             for div in html.divs:
                 read = _from_html(div, html.markup, where)  # type: ignore[arg-type]
-                if isinstance(read, str):
+                if isinstance(read, str):  # a placeholder, not a message: why, as a note
                     notes.append(read)
                 else:
                     messages.append(read)
