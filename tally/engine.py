@@ -45,6 +45,10 @@ def cut(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
     the_day = game.day(day)
     posts = in_order(thread.posts)
     point = as_of or thread.fetched_at or times.now()
+    if thread.fetched_at is not None and point > thread.fetched_at:
+        # Issue 16: nothing is known of the thread after its newest fetch; a count "as of" a
+        # later time would claim posts that may exist unseen. It is the count as of the fetch.
+        point = thread.fetched_at
     last_position: int | None = None
     if up_to_post is not None:
         stop = next((p for p in posts if p.id == up_to_post), None)
@@ -66,8 +70,13 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
     ballots = [extractor.ballot(p) for p in at.posts]
     elsewhere = other_threads(others, thread, at.day, at.point)
     tally = at.preset.judge(ballots, game, at.day, at.point, thread.history, others=elsewhere)
+    reading = thread.notes
+    if as_of is not None and thread.fetched_at is not None and as_of > thread.fetched_at:
+        reading += (f"asked as of {as_of:%Y-%m-%d %H:%M:%S} UTC, but the pages were fetched "
+                    f"{thread.fetched_at:%Y-%m-%d %H:%M:%S} UTC: counted as of then, what came "
+                    "after is not known",)
     # Pages skipped as unreadable, archive records left out: the GM must know what was not read.
-    return replace(tally, reading=thread.notes) if thread.notes else tally
+    return replace(tally, reading=reading) if reading else tally
 
 
 def require_whole(thread: Thread, day: Day, point: datetime) -> None:

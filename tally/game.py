@@ -20,6 +20,11 @@ from tally.errors import GameFileError, InputError
 
 # Event kinds every preset understands; presets add their own (rules/<preset>.EVENT_KINDS).
 CORE_EVENT_KINDS = frozenset({"death", "revival", "replacement", "deadline"})
+# Keys an [[events]] table may carry besides the core ones: the parameters presets read
+# (espia's `votes`, trigger-cn's `condition`, `floor`, `min_chars`, `pattern`, `effect` and
+# `name`, a replacement's new `account_id`) and a `note` for the GM. Any other key is a typo.
+EVENT_PARAMETERS = frozenset({"votes", "condition", "floor", "min_chars", "pattern", "effect",
+                              "name", "account_id", "note"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +163,8 @@ def load(path: str | Path) -> Game:
     (rules.Preset.validate): this module knows no preset."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: Notepad saves UTF-8 with a byte-order mark, which TOML does not allow.
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise GameFileError(f"{path}: no such game file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -170,6 +176,7 @@ def loads(text: str, path: str | Path) -> Game:
     """A game file from its text (a snapshot keeps the text it was counted with); `path` names
     it in errors and places the default snapshot store."""
     path = Path(path)
+    text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -214,6 +221,23 @@ class _Reader:
     def fail(self, where: str, message: str, key: str, table: str | None = None,
              index: int | None = None) -> GameFileError:
         return GameFileError(f"{self.path}:{self.line_of(key, table, index)}: {where}: {message}")
+
+    def known_keys(self, row: Mapping[str, Any], known: set[str], where: str, table: str,
+                   index: int | None = None) -> None:
+        """An unknown key in a table is refused like an unknown top-level key: `alias =` for
+        `aliases =` would otherwise be silently ignored (issue 16)."""
+        for key in row:
+            if key not in known:
+                raise self.fail(f"{where}.{key}", f"unknown key (known: "
+                                f"{', '.join(sorted(known))})", key, table, index)
+
+    def number(self, value: Any, where: str, key: str, low: float, high: float | None,
+               table: str | None = None, index: int | None = None) -> Any:
+        """A number the file gives, within what it can mean."""
+        if value is not None and (value < low or (high is not None and value > high)):
+            span = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
+            raise self.fail(where, f"must be {span}, got {value}", key, table, index)
+        return value
 
     # -- typed getters ----------------------------------------------------------------------
     def need(self, mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str,
@@ -277,18 +301,25 @@ class _Reader:
         url = self.need(thread, "url", str, "thread.url", "thread") if thread else None
         if not url:
             raise GameFileError(f"{self.path}:?: thread: missing required table [thread] with url")
+        self.known_keys(thread, {"url", "engine", "language", "per_page", "floor_names"},
+                        "thread", "thread")
         board = Board(
             engine=self.opt(thread, "engine", str, "thread.engine", None, "thread"),
             language=self.opt(thread, "language", str, "thread.language", None, "thread"),
-            per_page=self.opt(thread, "per_page", int, "thread.per_page", None, "thread"),
+            per_page=self.number(self.opt(thread, "per_page", int, "thread.per_page", None,
+                                          "thread"), "thread.per_page", "per_page", 1, None,
+                                 "thread"),
             floor_names=self.strings(thread, "floor_names", "thread.floor_names", "thread"),
         )
+        self.known_names(preset, board.engine)
         players = self.players()
         names = {p.name for p in players}
         events = self.events(zone, names)
         days = self.days(zone, events)
         resolutions = self.resolutions(names)
         votes_t = self.opt(data, "votes", dict, "votes", {})
+        self.known_keys(votes_t, {"vote", "unvote", "tags", "no_elimination", "joke_markers",
+                                  "patterns", "require_bold", "language"}, "votes", "votes")
         votes = VoteSyntax(
             vote_words=self.strings(votes_t, "vote", "votes.vote", "votes"),
             unvote_words=self.strings(votes_t, "unvote", "votes.unvote", "votes"),
@@ -300,9 +331,13 @@ class _Reader:
             language=self.opt(votes_t, "language", str, "votes.language", None, "votes"),
         )
         names_t = self.opt(data, "names", dict, "names", {})
-        name_opts = NameOptions(
-            threshold=self.opt(names_t, "threshold", float, "names.threshold", 85.0, "names"),
-            margin=self.opt(names_t, "margin", float, "names.margin", 10.0, "names"),
+        self.known_keys(names_t, {"threshold", "margin"}, "names", "names")
+        name_opts = NameOptions(  # scores are rapidfuzz's, 0 to 100 (C2)
+            threshold=self.number(self.opt(names_t, "threshold", float, "names.threshold", 85.0,
+                                           "names"), "names.threshold", "threshold", 0, 100,
+                                  "names"),
+            margin=self.number(self.opt(names_t, "margin", float, "names.margin", 10.0, "names"),
+                               "names.margin", "margin", 0, 100, "names"),
         )
         staff = self.strings(data, "staff", "staff")
         excused = self.strings(data, "excused", "excused")
@@ -389,16 +424,57 @@ class _Reader:
             if name.casefold() in seen:
                 raise self.fail(f"{where}.name", f"{name!r} is listed twice", "name", "players", i)
             seen[name.casefold()] = i
+            self.known_keys(row, {"name", "aliases", "account", "account_id", "seat", "role"},
+                            where, "players", i)
             account_id = self.opt(row, "account_id", (str, int), f"{where}.account_id", None, "players", i)
             players.append(Player(
                 name=name,
                 aliases=self.strings(row, "aliases", f"{where}.aliases", "players", i),
                 account=self.opt(row, "account", str, f"{where}.account", None, "players", i),
                 account_id=None if account_id is None else str(account_id),
-                seat=self.opt(row, "seat", int, f"{where}.seat", None, "players", i),
+                seat=self.number(self.opt(row, "seat", int, f"{where}.seat", None, "players", i),
+                                 f"{where}.seat", "seat", 1, None, "players", i),
                 role=self.opt(row, "role", str, f"{where}.role", None, "players", i),
             ))
+        self.one_player_per_name(players)
         return tuple(players)
+
+    def one_player_per_name(self, players: list[Player]) -> None:
+        """One account id, one alias, one name: one player. A copy-paste that gives two players
+        one account_id would give one player's votes to the other (issue 16)."""
+        ids: dict[str, int] = {}
+        said: dict[str, tuple[int, str]] = {p.name.casefold(): (i, "name")
+                                            for i, p in enumerate(players)}
+        for i, player in enumerate(players):
+            where = f"players[{i}]"
+            if player.account_id is not None:
+                if player.account_id in ids:
+                    other = players[ids[player.account_id]]
+                    raise self.fail(f"{where}.account_id", f"{player.name} and {other.name} both "
+                                    f"have account_id {player.account_id!r}: one account is one "
+                                    "player", "account_id", "players", i)
+                ids[player.account_id] = i
+            for alias in player.aliases:
+                seen = said.get(alias.casefold())
+                if seen is not None and seen[0] != i:
+                    other = players[seen[0]]
+                    what = "the name" if seen[1] == "name" else "an alias"
+                    raise self.fail(f"{where}.aliases", f"{alias!r} of {player.name} is also "
+                                    f"{what} of {other.name}: a vote for it could be either's",
+                                    "aliases", "players", i)
+                said.setdefault(alias.casefold(), (i, "alias"))
+
+    def known_names(self, preset: str, engine: str | None) -> None:
+        """The preset and the engine the file names exist, refused with file and line as any
+        other game-file error (imported here, late: both packages read game files)."""
+        from tally import adapters, rules
+
+        if preset not in rules.names():
+            raise self.fail("preset", f"unknown preset {preset!r} (known: "
+                            f"{', '.join(sorted(rules.names()))})", "preset")
+        if engine is not None and engine not in adapters.engines():
+            raise self.fail("thread.engine", f"unknown forum engine {engine!r} (known: "
+                            f"{', '.join(adapters.engines())})", "engine", "thread")
 
     def events(self, zone: str, names: set[str]) -> tuple[Event, ...]:
         rows = self.opt(self.data, "events", list, "events", [])
@@ -406,6 +482,9 @@ class _Reader:
         core = {"at", "kind", "player", "day", "target", "account", "deadline", "secret"}
         for i, row in enumerate(rows):
             where = f"events[{i}]"
+            if not isinstance(row, dict):
+                raise GameFileError(f"{self.path}:?: {where}: expected an [[events]] table")
+            self.known_keys(row, core | EVENT_PARAMETERS, where, "events", i)
             kind = self.need(row, "kind", str, f"{where}.kind", "events", i)
             at = self.when(self.need(row, "at", (str, datetime), f"{where}.at", "events", i), zone,
                            f"{where}.at", "at", "events", i)
@@ -445,7 +524,11 @@ class _Reader:
         days: list[Day] = []
         for i, row in enumerate(rows):
             where = f"days[{i}]"
-            number = self.opt(row, "number", int, f"{where}.number", i + 1, "days", i)
+            if not isinstance(row, dict):
+                raise GameFileError(f"{self.path}:?: {where}: expected a [[days]] table")
+            self.known_keys(row, {"number", "start", "deadline", "thread"}, where, "days", i)
+            number = self.number(self.opt(row, "number", int, f"{where}.number", i + 1, "days",
+                                          i), f"{where}.number", "number", 0, None, "days", i)
             start = self.when(self.need(row, "start", (str, datetime), f"{where}.start", "days", i),
                               zone, f"{where}.start", "start", "days", i)
             deadline = self.when(self.need(row, "deadline", (str, datetime), f"{where}.deadline", "days", i),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from tally import adapters, times
@@ -48,12 +48,31 @@ def read_saved_pages(
             page = reader.parse(data, saved_page_url(data) or str(path), at)
         except TallyError as exc:
             raise type(exc)(f"{path}: {exc}") from None
+        _written_before(page, at, path, stated=fetched_at is not None)
         pages.append((page, at))
         where[id(page)] = path
     assert engine is not None  # there is at least one file, and each one sets or keeps it
     if url is None:  # no game URL to hold them to: the pages must at least agree (issue 16)
         _one_topic(pages, where)
     return assemble(pages, url or _thread_url(pages), engine.name)
+
+
+# A saved page cannot hold a post written after it was saved. The fetch time given is often
+# typed to the minute, and a machine-readable post time has seconds: a minute's grace.
+_FETCH_TIME_GRACE = timedelta(minutes=1)
+
+
+def _written_before(page: Page, at: datetime, path: Path, stated: bool) -> None:
+    """Issue 16: a fetch time earlier than a post on the page (a typo in --fetched-at, a file
+    time changed by a copy) would count that post as not yet written: refuse, naming it."""
+    late = next((post for post in page.posts if post.created_at > at + _FETCH_TIME_GRACE), None)
+    if late is None:
+        return
+    given = "--fetched-at" if stated else "the file's modification time (give --fetched-at)"
+    written = f"{late.created_at:%Y-%m-%d %H:%M}"
+    raise InputError(f"{path}: post {late.id} ({late.time_text}, {written} UTC) was written "
+                     f"after the page was saved, at {at:%Y-%m-%d %H:%M} UTC by {given}: the "
+                     "save time is wrong")
 
 
 def _one_topic(pages: list[tuple[Page, datetime]], where: dict[int, Path]) -> None:

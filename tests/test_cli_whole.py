@@ -162,3 +162,47 @@ def test_an_as_of_post_may_be_written_as_its_link_shows_it() -> None:
                     "--as-of", "#p5013", "-f", "json")
     assert by_id.exit_code == by_anchor.exit_code == 0
     assert by_id.stdout == by_anchor.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# The fetch time and the as-of point: never a count of what was not known
+
+
+def test_a_fetch_time_before_a_post_on_the_page_is_refused_naming_the_post() -> None:
+    """A typo (2015 for 2016) would make every post "not yet written": "No votes yet", exit 0.
+    A saved page cannot hold a post written after it was saved: exit 3, naming the first."""
+    result = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), "--fetched-at",
+                 "2015-01-18 03:10")
+    one_line_error(result, 3, "page-1.html: post 5001 (Sun Jan 17, 2016 3:00 am, 2016-01-17 "
+                              "03:00 UTC) was written after the page was saved, at 2015-01-18 "
+                              "03:10 UTC by --fetched-at: the save time is wrong")
+
+
+def test_a_file_time_before_a_post_says_to_give_the_fetch_time(tmp_path: Path) -> None:
+    import os
+
+    folder = folder_with(tmp_path, KIRA, [f"page-{n}.html" for n in range(1, 5)])
+    for page in folder.iterdir():  # copied by a tool that set the files' time to 2001
+        os.utime(page, (1e9, 1e9))
+    result = run("count", str(KIRA / "game.toml"), "--from", str(folder))
+    one_line_error(result, 3, "by the file's modification time (give --fetched-at)")
+
+
+def test_an_as_of_after_the_fetch_is_counted_as_of_the_fetch_and_says_so() -> None:
+    """--as-of 2099: nothing is known of the thread after the pages were fetched. The post
+    says as of when it is counted (the fetch), never "as of 2099-01-01"; the report says why."""
+    later = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "--as-of",
+                "2099-01-01 00:00", "-f", "json")
+    plain = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "-f", "json")
+    assert later.exit_code == plain.exit_code == 0, later.output
+    data = json.loads(later.stdout)
+    assert data["as_of"] == "2016-01-18T03:10:00Z"
+    assert data["counts"] == json.loads(plain.stdout)["counts"]
+    post = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "--as-of",
+               "2099-01-01 00:00")
+    assert "2099" not in post.stdout
+    assert "as of 2016-01-18 03:10:00 UTC" in post.stdout
+    text = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "--as-of",
+               "2099-01-01 00:00", "-f", "text")
+    assert ("asked as of 2099-01-01 00:00:00 UTC, but the pages were fetched 2016-01-18 "
+            "03:10:00 UTC: counted as of then, what came after is not known") in text.stdout

@@ -126,3 +126,98 @@ def test_duplicate_player(tmp_path):
     path = write(tmp_path, FULL.replace('name = "Bob"', 'name = "alice"'))
     with pytest.raises(GameFileError, match=r"players\[1\]\.name: 'alice' is listed twice"):
         game_file.load(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 16: mistakes that silently changed a count are refused, naming file, line and key
+
+CAROL = '''
+[[players]]
+name = "Carol"
+account_id = 78
+'''
+
+
+def with_carol(extra: str = CAROL) -> str:
+    return FULL.replace("\n[[days]]", extra + "\n[[days]]", 1)
+
+
+def failure(tmp_path: Path, text: str) -> str:
+    with pytest.raises(GameFileError) as err:
+        game_file.load(write(tmp_path, text))
+    return str(err.value)
+
+
+def test_two_players_with_one_account_id_are_refused_naming_both(tmp_path):
+    """A copy-paste gave Carol Bob's account id: Bob's votes would become Carol's."""
+    text = with_carol(CAROL.replace("account_id = 78", "account_id = 77"))
+    assert failure(tmp_path, text).endswith(
+        "game.toml:19: players[2].account_id: Carol and Bob both have account_id '77': one "
+        "account is one player")
+
+
+def test_one_alias_on_two_players_is_refused(tmp_path):
+    text = with_carol(CAROL + 'aliases = ["light"]\n')
+    assert failure(tmp_path, text).endswith(
+        "game.toml:20: players[2].aliases: 'light' of Carol is also an alias of Alice: a vote "
+        "for it could be either's")
+
+
+def test_an_alias_that_is_another_players_name_is_refused(tmp_path):
+    text = with_carol(CAROL + 'aliases = ["BOB"]\n')
+    assert failure(tmp_path, text).endswith(
+        "game.toml:20: players[2].aliases: 'BOB' of Carol is also the name of Bob: a vote for "
+        "it could be either's")
+
+
+@pytest.mark.parametrize(("table", "line", "key", "where"), [
+    ('name = "Bob"', 'name = "Bob"\nalias = ["Bobby"]', "alias", "game.toml:15: players[1].alias"),
+    ("number = 1", "number = 1\ndeadlin = \"2016-01-18 03:00\"", "deadlin",
+     "game.toml:19: days[0].deadlin"),
+    ('kind = "death"', 'kind = "death"\nplayr = "Bob"', "playr",
+     "game.toml:25: events[0].playr"),
+    ('url = "https://forum.example.org/viewtopic.php?f=3&t=412"',
+     'url = "https://forum.example.org/viewtopic.php?f=3&t=412"\nper_pages = 15', "per_pages",
+     "game.toml:8: thread.per_pages"),
+])
+def test_an_unknown_key_inside_a_table_is_refused_like_a_top_level_one(
+        tmp_path, table, line, key, where):
+    message = failure(tmp_path, FULL.replace(table, line, 1))
+    assert where in message and "unknown key (known: " in message, message
+
+
+@pytest.mark.parametrize(("addition", "expected"), [
+    ("\n[names]\nthreshold = 200\n", "names.threshold: must be from 0 to 100, got 200.0"),
+    ("\n[names]\nmargin = -5\n", "names.margin: must be from 0 to 100, got -5.0"),
+])
+def test_out_of_range_numbers_are_refused(tmp_path, addition, expected):
+    assert expected in failure(tmp_path, FULL + addition)
+
+
+def test_per_page_zero_and_seat_zero_are_refused(tmp_path):
+    text = FULL.replace('url = "https://forum.example.org/viewtopic.php?f=3&t=412"',
+                        'url = "https://forum.example.org/viewtopic.php?f=3&t=412"\nper_page = 0')
+    assert failure(tmp_path, text).endswith("game.toml:8: thread.per_page: must be 1 or more, "
+                                            "got 0")
+    text = FULL.replace('account_id = 77', 'account_id = 77\nseat = 0')
+    assert failure(tmp_path, text).endswith("game.toml:16: players[1].seat: must be 1 or more, "
+                                            "got 0")
+
+
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """Notepad's "UTF-8" writes a byte-order mark, which TOML does not allow: read it anyway."""
+    path = tmp_path / "game.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + FULL.encode("utf-8"))
+    game = game_file.load(path)
+    assert game.title == "Kira, game 3" and [p.name for p in game.players] == ["Alice", "Bob"]
+
+
+def test_an_unknown_preset_or_engine_names_file_and_line(tmp_path):
+    assert failure(tmp_path, FULL.replace('preset = "kira"', 'preset = "kria"')).endswith(
+        "game.toml:2: preset: unknown preset 'kria' (known: espia, kira, lupus, mafia-ru, "
+        "majority, trigger-cn)")
+    text = FULL.replace('url = "https://forum.example.org/viewtopic.php?f=3&t=412"',
+                        'url = "https://forum.example.org/viewtopic.php?f=3&t=412"\n'
+                        'engine = "phpbbb"')
+    message = failure(tmp_path, text)
+    assert "game.toml:8: thread.engine: unknown forum engine 'phpbbb' (known: " in message
