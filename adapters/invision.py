@@ -649,8 +649,7 @@ class _Reader:
         for prompt in self.marks.get("guest", ()):
             text = _snippet(prompt)
             if any(word in text for word in _GUEST_WORDS):
-                notes.append(f"page {self.number}: skipped the guest sign-in prompt "
-                             f"({text!r}): not a post")
+                notes.append(f"a guest's view: skipped the sign-in prompt ({text!r}): not a post")
                 break
         return tuple(note for note in notes if note)
 
@@ -687,8 +686,8 @@ class _Reader:
                 text = _snippet(block)
                 if not text and not len(block):
                     continue
-                kind = ("an advertisement" if _AD_CLASSES.search(block.get("class") or "")
-                        or _AD_CLASSES.search(block.get("id") or "") else "a block")
+                marked = " ".join(f"{e.get('class') or ''} {e.get('id') or ''}" for e in block.iter())
+                kind = "an advertisement" if _AD_CLASSES.search(marked) else "a block"
                 notes.append(f"page {self.number}: skipped {kind} between the posts "
                              f"(<{block.tag} class={block.get('class') or ''!r}> {text!r}): not a post")
         return notes

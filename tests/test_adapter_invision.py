@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -415,7 +416,7 @@ def test_ipb3_ad_code_between_posts_is_skipped_and_noted() -> None:
     data = _after_first_post(saved.data, b"<!--post:", ad)
     page = ENGINE.parse_page(data, saved.ctx)
     assert _reading(page) == _reading(ENGINE.parse_page(saved.data, saved.ctx))
-    assert "page 1: skipped a block between the posts (<div class='google_ad'> 'Реклама'): " \
+    assert "page 1: skipped an advertisement between the posts (<div class='google_ad'> 'Реклама'): " \
            "not a post" in page.notes
 
 
@@ -466,7 +467,7 @@ def test_guest_sign_in_prompt_is_noted() -> None:
               "теме</span></li></ul>").encode()
     data = saved.data.replace(b"<ul class='topic_buttons'>", button + b"<ul class='topic_buttons'>", 1)
     page = ENGINE.parse_page(data, saved.ctx)
-    assert "page 1: skipped the guest sign-in prompt ('Авторизуйтесь для ответа в теме'): " \
+    assert "a guest's view: skipped the sign-in prompt ('Авторизуйтесь для ответа в теме'): " \
            "not a post" in page.notes
 
 
@@ -503,3 +504,42 @@ def test_thread_id_is_none_when_the_page_does_not_say() -> None:
     ctx = PageContext(url="https://board.example.com/index.php?showtopic=9", fetched_at=FETCHED,
                       zone="Europe/London")
     assert ENGINE.parse_page(data, ctx).thread_id is None
+
+
+# ---------------------------------------------------------------------------------------------
+# End to end on the real-markup guest pages: the count, and what the reader skipped in the GM
+# report's "Reading the thread"
+
+GUEST_IPB3 = casefiles.FIXTURES / "invision" / "ipb3-guest-ru"
+
+
+def test_mafia_ru_day_counted_from_the_ipb3_guest_pages() -> None:
+    """fixtures/invision/ipb3-guest-ru/README.md: Азазелло 4, Бегемот 3, Воланд 1; Гелла's
+    second vote void (R2); Азазелло leaves (R3). The ad code and the sign-in prompt are
+    skipped and said."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    result = CliRunner().invoke(app, ["count", str(GUEST_IPB3 / "game.toml"), "--from",
+                                      str(GUEST_IPB3), "--fetched-at", "2017-10-11T18:58:00Z",
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [(c["player"], c["votes"], c["voters"]) for c in report["counts"]] == [
+        ("Азазелло", 4, ["Маргарита", "Бегемот", "Гелла", "Мастер"]),
+        ("Бегемот", 3, ["Воланд", "Коровьев", "Азазелло"]),
+        ("Воланд", 1, ["Берлиоз"])]
+    assert (report["outcome"]["result"], report["outcome"]["player"], report["outcome"]["rule"]) == (
+        "eliminated", "Азазелло", "R3")
+    assert any("910209" in flag["message"] and flag["rule"] == "R2" for flag in report["gm"]["flags"])
+    assert report["gm"]["reading"] == [
+        "page 1: skipped an advertisement between the posts (<div class='ad_topic_view'> "
+        "'Реклама'): not a post",
+        "a guest's view: skipped the sign-in prompt ('Авторизуйтесь для ответа в теме'): not a post"]
+
+    text = CliRunner().invoke(app, ["count", str(GUEST_IPB3 / "game.toml"), "--from", str(GUEST_IPB3),
+                                    "--fetched-at", "2017-10-11T18:58:00Z", "--format", "text"])
+    assert text.exit_code == 0, text.output
+    reading = text.stdout.split("Reading the thread:\n", 1)[1]
+    assert reading.startswith("  - page 1: skipped an advertisement between the posts")
