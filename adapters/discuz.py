@@ -20,7 +20,7 @@ from lxml.html import HtmlElement
 
 from tally import times
 from tally.adapters import dates
-from tally.adapters.base import Engine, PageContext
+from tally.adapters.base import Engine, PageContext, reading_post
 from tally.adapters.html import (
     Aside,
     block_text,
@@ -141,6 +141,9 @@ _ANY_AUTHI_LINKS = etree.XPath(".//div[contains(@class, 'authi')]/a")
 _SIGNS = etree.XPath("id($table)/tr/td/div[contains(@class, 'sign')]"
                      " | id($table)/tbody/tr/td/div[contains(@class, 'sign')]")
 _LOCKED = etree.XPath("descendant::div[contains(@class, 'locked')]")
+# lang_template.php message_banned "作者被禁止或删除 内容自动屏蔽", message_single_banned
+# "该帖被管理员或版主屏蔽" (and the traditional-character packs): content shielded by the forum.
+_BANNED = re.compile("屏蔽|禁止|刪除|删除")
 _FAVATAR_PI = etree.XPath(f".//div[{has_class_xpath('favatar')}]/div[{has_class_xpath('pi')}]")
 _PAGERS = (
     etree.XPath("id('pgt')//div[@class='pg']"),
@@ -320,24 +323,30 @@ class Discuz(Engine):
             raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
         pager = next(iter(_first_found(root, _PAGERS)), None)
         number = self._current_page(pager, ctx.url)
-        tid = _tid(ctx.url) or self._tid_from_page(root)
+        shown_tid = _page_tid(root)  # the page's own word (issue 16), not the URL's
+        tid = shown_tid or _tid(ctx.url)
         reading = _Reading(ctx, number, ctx.per_page or self.default_per_page, tid,
                            times.local_now(ctx.fetched_at, ctx.zone), urljoin(ctx.url, "."),
                            _floor_numbers(ctx.floor_names or STOCK_FLOOR_NAMES))
         posts: list[Post] = []
         notes: list[str] = []
         for index, (div, pid) in enumerate(posts_divs):
-            post = self._read_post(_PostMarkup.of(root, div, pid), index, reading, notes)
+            try:
+                post = self._read_post(_PostMarkup.of(root, div, pid), index, reading, notes)
+            except Exception as exc:
+                reading_post(exc, pid)
+                raise
             if post is not None:
                 posts.append(post)
         if not posts:
             raise self.not_a_thread(ctx, "the post list holds no readable post")
+        notes.extend(_skipped_blocks(root))
         return Page(
             url=ctx.url,
             number=number,
             count=self._page_count(pager, number),
             posts=tuple(posts),
-            thread_id=tid,
+            thread_id=shown_tid,
             title=self._title(root),
             next_url=self._next_url(pager, ctx.url),
             notes=tuple(notes),
@@ -379,7 +388,7 @@ class Discuz(Engine):
         author, author_id = self._author(markup.div, author_link, pid, ctx)
         created_at, time_text = self._time(stamp, reading, notes)
         position = self._position(floor_link, pid, index, reading, notes)
-        body, edit, deleted = self._body(markup, reading, notes)
+        body, edit, deleted = self._body(markup, reading, notes, page_notes)
         return Post(
             id=pid,
             position=position,
@@ -478,19 +487,32 @@ class Discuz(Engine):
         tid = reading.tid or ""
         return reading.resolve(f"forum.php?mod=redirect&goto=findpost&ptid={tid}&pid={pid}")
 
-    def _body(self, markup: _PostMarkup, reading: _Reading,
-              notes: list[str]) -> tuple[Body, EditMarker | None, bool]:
+    def _body(self, markup: _PostMarkup, reading: _Reading, notes: list[str],
+              page_notes: list[str]) -> tuple[Body, EditMarker | None, bool]:
         message = markup.message
         if message is None:
             locked = markup.blocks(_LOCKED, "locked")
             if not locked:
                 raise ForumError(f"{self.label}: {reading.ctx.url}: post {markup.pid}: "
                                  f"no message (td#postmessage_{markup.pid})")
+            if not _BANNED.search(locked[0]):
+                # "此帖仅作者可见" (replies shown to their author and the thread's only), a
+                # password or a price: a real post whose words this viewer cannot read. Any
+                # vote in it would be lost: stop rather than count without it.
+                raise ForumError(f"{self.label}: {reading.ctx.url}: post {markup.pid}: its "
+                                 f"message is hidden from this viewer ({locked[0]}); read the "
+                                 "thread with an account that can see it (the thread's author)")
+            # Shielded by the forum (a banned author, a moderator): the floor stays, its text is
+            # gone; as for a deleted post, an earlier saved copy may still show it (C6).
             notes.append(f"hidden by the forum: {locked[0]}")
+            page_notes.append(f"post {markup.pid}: message hidden by the forum ({locked[0]}): "
+                              "no text to count; read as deleted")
             return Body(own=""), None, True
         for text in markup.blocks(_LOCKED, "locked", within=message):
             if text:  # [hide] content this viewer may not see
                 notes.append(f"part of the message is hidden from this viewer: {text}")
+                page_notes.append(f"post {markup.pid}: part of the message is hidden from this "
+                                  f"viewer ({text}); the rest is read")
         markers = [collapse(string_of(i)) for i in message.iter("i") if _has(i, "pstatus")]
         body = split_body(message, _classify, _read_quote, _aside_text)
         own, written = self._strip_edit_text(body.own)
@@ -558,11 +580,54 @@ class Discuz(Engine):
         title = collapse(root.findtext(".//title") or "")
         return title.split(" - ")[0] or None
 
-    @staticmethod
-    def _tid_from_page(root: HtmlElement) -> str | None:
-        for link in root.iter("a"):
-            href = link.get("href") or ""
-            found = re.search(r"[?&]p?tid=(\d+)", href) or _REWRITE.search(href)
-            if found and (link.get("id", "").startswith("postnum") or "viewthread" in href):
-                return found.group(1)
-        return None
+
+# Where the template names the thread (issue 16), in the order of trust: the fast reply form, the
+# floor links (the first floor links the thread, the others findpost with ptid=), the "only this
+# author" links, the pager, the canonical link, the breadcrumb, the printable link. Links inside
+# messages are never read: a member may link any thread.
+_TID_PLACES = (
+    etree.XPath("id('fastpostform')/@action", smart_strings=False),
+    etree.XPath("//a[starts-with(@id, 'postnum')]/@href", smart_strings=False),
+    etree.XPath("//div[contains(@class, 'authi')]/a[contains(@href, 'authorid=')]/@href",
+                smart_strings=False),
+    etree.XPath(f"//div[{has_class_xpath('pg')}]/a/@href", smart_strings=False),
+    etree.XPath("//link[@rel='canonical']/@href", smart_strings=False),
+    etree.XPath("id('pt')//a/@href", smart_strings=False),
+    etree.XPath("//a[contains(@href, 'action=printable')]/@href", smart_strings=False),
+)
+_TID_IN = re.compile(r"[?&](?:amp;)?p?tid=(\d+)|thread-(\d+)-\d+-\d+\.html")
+
+
+def _page_tid(root: HtmlElement) -> str | None:
+    """The thread id the page itself shows; None when it names none."""
+    for place in _TID_PLACES:
+        for href in place(root):
+            found = _TID_IN.search(href)
+            if found:
+                return found.group(1) or found.group(2)
+    return None
+
+
+# Blocks of a guest's page that are no post and no part of a message (FORUMS.md §4.4,
+# viewthread_node.htm's ad tags, viewthread_node_body.htm's guest tip): named for the audit.
+_SKIPPED = etree.XPath(
+    "id('postlist')//div[@class='a_pt' or @class='a_pb' or @class='a_p' or @class='a_pr' or "
+    "contains(@class, 'attach_tips')]", smart_strings=False)
+_SKIPPED_NAMES = {"a_pt": "ad above a message (a_pt)", "a_pb": "ad below a message (a_pb)",
+                  "a_p": "ad between posts (a_p)", "a_pr": "ad beside a message (a_pr)"}
+
+
+def _skipped_blocks(root: HtmlElement) -> tuple[str, ...]:
+    found: dict[str, int] = {}
+    for element in _SKIPPED(root):
+        classes = class_set(element)
+        if "attach_tips" in classes:
+            text = collapse(string_of(element))
+            name = "the guest login tip" + (f" ({text[:60]})" if text else "")
+        else:
+            name = next(_SKIPPED_NAMES[c] for c in classes if c in _SKIPPED_NAMES)
+        found[name] = found.get(name, 0) + 1
+    if not found:
+        return ()
+    said = "; ".join(name if n == 1 else f"{name}, {n} times" for name, n in found.items())
+    return (f"skipped, not posts: {said}",)

@@ -263,6 +263,73 @@ def test_banned_author_post_is_deleted() -> None:
     assert post.notes == ("hidden by the forum: 该帖被屏蔽",)
 
 
+def test_a_shielded_message_is_named_for_the_audit() -> None:
+    locked = _post_html().replace(
+        '<div class="t_fsz"><table><tr><td class="t_f" id="postmessage_501">投票 桃花</td></tr></table></div>',
+        '<div class="locked">提示: <em>作者被禁止或删除 内容自动屏蔽</em></div>')
+    page = _parse(_page(locked))
+    assert (page.posts[0].deleted, page.posts[0].body.own) == (True, "")
+    assert page.notes == ("post 501: message hidden by the forum (提示: 作者被禁止或删除 内容自动屏蔽): "
+                          "no text to count; read as deleted",)
+
+
+@pytest.mark.parametrize("notice", ["此帖仅作者可见", "本帖为密码帖"])
+def test_a_message_hidden_from_this_viewer_stops_the_count(notice: str) -> None:
+    """lang_template.php message_ishidden_hiddenreplies, message_password_exists: the post is
+    real and its words are not on the page; a vote in it would be lost."""
+    hidden = _post_html().replace(
+        '<div class="t_fsz"><table><tr><td class="t_f" id="postmessage_501">投票 桃花</td></tr></table></div>',
+        f'<div class="locked">{notice}</div>')
+    with pytest.raises(ForumError, match=f"post 501: its message is hidden from this viewer "
+                                         f"\\({notice}\\); read the thread with an account"):
+        _parse(_page(hidden))
+
+
+def test_hidden_part_of_a_message_is_named_and_the_rest_read() -> None:
+    message = '投票 阿飞<div class="locked">本帖隐藏的内容需要回复才可以浏览</div>'
+    page = _parse(_page(_post_html(message=message)))
+    assert page.posts[0].body.own == "投票 阿飞"
+    assert page.notes == ("post 501: part of the message is hidden from this viewer "
+                          "(本帖隐藏的内容需要回复才可以浏览); the rest is read",)
+
+
+GUEST_TIP = ('<div class="attach_nopermission attach_tips"><div><h3><strong>马上注册，结交更多好友，'
+             '享用更多功能，让你轻松玩转社区。</strong></h3><p>您需要 <a href="member.php?mod=logging&amp;'
+             'action=login">登录</a> 才可以下载或查看，没有账号？<a href="member.php?mod=register">立即注册'
+             '</a></p></div><span class="atips_close">x</span></div>')
+
+
+def test_guest_tip_and_ads_are_no_part_of_a_message_and_are_named() -> None:
+    """viewthread_node_body.htm: the guest tip and the a_pr ad inside the first message's cell;
+    viewthread_node.htm: a_pt above, a_pb below the message, a_p after the first post."""
+    first = _post_html(message=f'<div class="a_pr">广告: 投票 送礼</div>{GUEST_TIP}投票 桃花').replace(
+        '<div class="pct">', '<div class="pct"><div class="a_pt">广告 投票 阿飞</div>').replace(
+        "</div></div></div>\n</td>", '</div></div></div>\n<div class="a_pb">广告</div>'
+        '<div class="a_p">广告</div></td>')
+    second = _post_html(pid=502).replace('<div class="pct">', '<div class="pct"><div class="a_pt">'
+                                         "广告</div>")
+    page = _parse(_page(first, second))
+    assert [p.body.own for p in page.posts] == ["投票 桃花", "投票 桃花"]
+    assert page.notes == ("skipped, not posts: ad above a message (a_pt), 2 times; ad beside a "
+                          "message (a_pr); the guest login tip (马上注册，结交更多好友，享用更多功能，让你轻松玩转"
+                          "社区。您需要 登录 才可以下载或查看，没有账号？立即注册x); ad below a message (a_pb); "
+                          "ad between posts (a_p)",)
+
+
+def test_the_thread_id_comes_from_the_page_not_the_url() -> None:
+    other = BASE + "forum.php?mod=viewthread&tid=77"
+    page = _parse(_page(_post_html()), url=other)
+    assert page.thread_id == "88231"  # the floor link's ptid
+    fast = ('<form method="post" id="fastpostform" action="forum.php?mod=post&amp;action=reply&amp;'
+            'fid=7&amp;tid=4242&amp;extra=&amp;replysubmit=yes&amp;infloat=yes"></form>')
+    assert _parse(_page(_post_html()) .replace("</body>", fast + "</body>"), url=other).thread_id \
+        == "4242"
+    nameless = _post_html().replace("ptid=88231&amp;", "")
+    assert _parse(_page(nameless), url=other).thread_id is None
+    linked = _post_html(message='看 <a href="forum.php?mod=viewthread&amp;tid=999">这里</a>')
+    assert _parse(_page(linked.replace("ptid=88231&amp;", "")), url=other).thread_id is None
+
+
 def test_deleted_stub_and_stickied_copy_are_left_out_with_a_note() -> None:
     stub = ('<div id="post_777"><table id="pid777"><tbody><tr><td class="pls"></td><td class="plc">'
             '<div class="pi"><strong><a><em>13</em><sup>#</sup></a></strong></div>'
