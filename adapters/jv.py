@@ -565,8 +565,15 @@ def _from_html(div: HtmlElement, markup: Markup, where: str) -> Message | str:
 # fixtures/jv/real-2026), login prompts, placeholders. Skipped, and named in Page.notes.
 
 _SILENT = frozenset(("script", "style", "noscript", "template", "link", "meta", "br", "hr"))
-_AD_WORDS = ("dfp", "pub", "sponso", "advert", "ad-", "-ad", "ads")
+_AD_TOKENS = frozenset(("ad", "ads", "pub", "dfp"))
+_AD_PARTS = ("dfp", "sponso", "advert", "pub-", "ad-slot", "ad-container")
 _LOGIN_WORDS = ("connect", "login", "sso", "inscri")
+
+
+def _is_ad(tag: str, names: str, element: HtmlElement) -> bool:
+    """JV's ad slots (`<ins data-ad-position>` on real pages) and the usual ad class names."""
+    return (tag == "ins" or element.get("data-ad-position") is not None
+            or not _AD_TOKENS.isdisjoint(names.split()) or any(p in names for p in _AD_PARTS))
 
 
 def _is_anchor(element: HtmlElement) -> bool:
@@ -581,8 +588,7 @@ def _what_block(element: HtmlElement, markup: Markup) -> str | None:
     if not isinstance(tag, str) or tag in _SILENT:
         return None
     names = (element.get("class") or "").lower()
-    if tag == "ins" or element.get("data-ad-position") is not None \
-            or any(word in names for word in _AD_WORDS):
+    if _is_ad(tag, names, element):
         return "ad slots between the messages skipped (<ins data-ad-position>, ads): not messages"
     if markup.deleted & set(names.split()):
         return f"a deleted message's placeholder ({names}) skipped: no message id"
@@ -625,7 +631,7 @@ def html_messages(root: HtmlElement, data: bytes, where: str, alone: bool) -> Ht
                 note = _what_block(element, markup)
                 if note is None or note in skipped:
                     continue
-                if alone and note.startswith("a <") and _unread_message(element, markup, known):
+                if alone and _unread_message(element, markup, known):
                     raise ForumError(f"{where}: a message without an id ({element.tag} class "
                                      f"{element.get('class')!r}): cannot tell which post it is")
                 skipped.append(note)

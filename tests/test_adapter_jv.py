@@ -620,16 +620,24 @@ def test_a_login_prompt_and_an_unknown_block_between_messages_are_named() -> Non
                           "not a message", AD_SLOTS)
 
 
-def test_a_message_without_its_id_stops_the_count_rather_than_vanish() -> None:
+@pytest.mark.parametrize(("wrapper", "names"), [("", "bloc-message-forum "),
+                                                ('<div class="pub-wrapper">', "pub-wrapper")])
+def test_a_message_without_its_id_stops_the_count_rather_than_vanish(wrapper: str,
+                                                                      names: str) -> None:
     """Never silently drop a real message: a message block the reader cannot identify (here a
-    legacy message whose data-id was lost) is a ForumError (exit 4), naming the block."""
+    legacy message whose data-id was lost, bare or inside a block with an ad's class name) is a
+    ForumError (exit 4), naming the block."""
     data, page_ctx = legacy_page()
-    broken = re.sub(rb'(<div class="bloc-message-forum[^"]*") data-id="780100032"', rb"\1", data)
+    broken = re.sub(rb'(<div class="bloc-message-forum[^"]*") data-id="780100032"',
+                    wrapper.encode() + rb"\1", data)
+    if wrapper:  # the wrapper closes before the next message's anchor
+        at = broken.index(b'<span id="post_780100055"')
+        broken = broken[:at] + b"</div>" + broken[at:]
     assert broken != data
     with pytest.raises(ForumError) as caught:
         ENGINE.parse_page(broken, page_ctx)
     assert str(caught.value) == (f"jeuxvideo.com: {page_ctx.url}: a message without an id (div class "
-                                 "'bloc-message-forum '): cannot tell which post it is")
+                                 f"'{names}'): cannot tell which post it is")
     assert caught.value.exit_code == 4
 
 
