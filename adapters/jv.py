@@ -2,8 +2,8 @@
 
 Three markups are read, most robust first:
 
-1. the 2026 front-end's embedded JSON, `window.jvc.forumsAppPayload="…"` (base64 of gzip'd JSON;
-   plain base64 JSON and raw JSON for earlier variants): `listMessage` and `pagerView` (§3.3);
+1. the 2026 front-end's embedded JSON, `window.jvc.forumsAppPayload="…"` (decoded by
+   adapters/jv_payload.py): `listMessage`, `pagerView`, `topicId` (§3.3);
 2. the 2026 HTML, `div.messageUser#message-{id}`, when a page carries no payload (§3.3);
 3. the legacy "respeed" HTML, `div.bloc-message-forum[data-id]` (≈2015 → spring 2026, §3.2).
 
@@ -26,10 +26,6 @@ a deletion: ids, never positions, identify posts.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import gzip
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -55,6 +51,7 @@ from tally.adapters.html import (
     split_body,
     text_of,
 )
+from tally.adapters.jv_payload import Payload, read_payload
 from tally.errors import ForumError, InputError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 
@@ -131,8 +128,6 @@ _REFRESH_WORD = b"refresh"  # in any page _REFRESH_HOME matches, once lowercased
 _END_OF_DOCUMENT = re.compile(rb"</html\s*>")
 _LOOKS_LIKE = re.compile(
     rb"forumsAppPayload|bloc-message-forum|messageUser__msg|jeuxvideo\.com/forums/", re.IGNORECASE)
-_PAYLOAD = re.compile(rb"forumsAppPayload\s*=\s*")
-_PAYLOAD_NAME = b"forumsAppPayload"
 _TITLE_TAIL = re.compile(r"\s+sur le forum .*$|\s+-\s+jeuxvideo\.com$")
 
 
@@ -725,86 +720,11 @@ def _disagreements(message: Message, parts: dict[str, HtmlElement], shown_body: 
     return notes
 
 
-# ---------------------------------------------------------------------------------------------
-# The payload (FORUMS.md §3.3).
-
-
-@dataclass(frozen=True, slots=True)
-class Payload:
-    data: dict[str, Any]
-    form: str  # "gzip+base64", "base64", "json": for the audit
-
-
-def _decode_payload_string(text: str) -> Payload:
-    stripped = text.strip()
-    if stripped.startswith("{"):
-        return Payload(json.loads(stripped), "json")
-    compact = "".join(stripped.split()).replace("-", "+").replace("_", "/")
-    raw = base64.b64decode(compact + "=" * (-len(compact) % 4), validate=True)
-    if raw[:2] == b"\x1f\x8b":
-        return Payload(json.loads(gzip.decompress(raw)), "gzip+base64")
-    return Payload(json.loads(raw), "base64")
-
-
-# The stock form, a JS string of bare base64: its JSON reading is the same text, got without
-# decoding the rest of the page.
-_BASE64_STRING = re.compile(rb'"([A-Za-z0-9+/=]*)"')
-
-
-def _payload_value(data: bytes, start: int) -> Any:
-    """The JS value at `start`: a string literal or a bare object."""
-    plain = _BASE64_STRING.match(data, start)
-    if plain:
-        return plain.group(1).decode("ascii")
-    value, _ = json.JSONDecoder().raw_decode(data[start:].decode("utf-8", "replace"))
-    return value
-
-
-def _payload_assignment(data: bytes) -> re.Match[bytes] | None:
-    """`forumsAppPayload = ` in the page's script, not in a member's message that quotes it
-    (a message's "<" is escaped, so only the page's own script holds the name in a script)."""
-    # Plain finds from the end, where the script is (after the messages): a regex scan of the
-    # whole page costs more than parsing it.
-    start = data.rfind(_PAYLOAD_NAME)
-    while start >= 0:
-        found = _PAYLOAD.match(data, start) if _in_script(data, start) else None
-        if found:
-            return found
-        start = data.rfind(_PAYLOAD_NAME, 0, start)
-    return None
-
-
-def _in_script(data: bytes, at: int) -> bool:
-    """Whether data[at] is inside a <script> element: no end tag after the last start tag.
-    Lower case first, as JV writes it; upper case only when that fails."""
-    opened = data.rfind(b"<script", 0, at)
-    if opened >= 0 and data.find(b"</script", opened, at) < 0:
-        return True
-    opened = max(opened, data.rfind(b"<SCRIPT", 0, at))
-    return opened >= 0 and data.find(b"</script", opened, at) < 0 and \
-        data.find(b"</SCRIPT", opened, at) < 0
-
-
 def _holds_messages(data: bytes) -> bool:
     """Whether the page holds a message marker of either markup: a challenge page holds none,
     and on a topic page a member quoting a challenge's mark is not a challenge. On a topic page
     the search stops at the first message, where the challenge marks' would read it all."""
     return any(markup.marker in data for markup in MARKUPS)
-
-
-def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
-    """The page's `forumsAppPayload`, or None; the second value says why it could not be read."""
-    found = _payload_assignment(data)
-    if not found:
-        return None, None
-    try:
-        value = _payload_value(data, found.end())
-        payload = Payload(value, "json") if isinstance(value, dict) else _decode_payload_string(value)
-    except (ValueError, binascii.Error, OSError, EOFError, TypeError) as exc:
-        return None, f"forumsAppPayload unreadable ({exc.__class__.__name__}); HTML used"
-    if not isinstance(payload.data, dict) or not isinstance(payload.data.get("listMessage"), list):
-        return None, "forumsAppPayload holds no listMessage; HTML used"
-    return payload, None
 
 
 # ---------------------------------------------------------------------------------------------
