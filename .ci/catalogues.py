@@ -24,7 +24,7 @@ from babel.messages.catalog import Catalog
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "tally" / "locale"
 POT = LOCALE / "tally.pot"
-KEYWORDS = ["_", "n_:1,2", "p_:1c,2", "msg", "msg_n:1,2", "time:3"]
+KEYWORDS = ["_", "n_:1,2", "p_:1c,2", "msg", "msg_n:1,2", "timef:3"]
 
 
 def pybabel(*args: str) -> None:

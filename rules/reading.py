@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from tally import times
 from tally.game import Day, Event, Game, VoteSyntax
-from tally.model import Action, Ballot, EditMarker, Finding, Post
+from tally.model import Action, Ballot, EditMarker, Finding, Message, Post, msg
 from tally.names import normalise
 
 if TYPE_CHECKING:  # built lazily (Context.extractor): most judgements never need it
@@ -245,14 +245,24 @@ def _reread(reading: Reading, old: Post, ctx: Context, why: str) -> Reading:
     fresh = _reading(ctx.extractor.ballot(kept), _staff(ctx.game))
     assert old.fetched_at is not None
     stamp = f"{old.fetched_at:%Y-%m-%d %H:%M:%S} UTC"
-    return replace(fresh, evidence=fresh.evidence + (f"{why}; judged on the copy fetched {stamp}",))
+    return replace(fresh, evidence=fresh.evidence + (judged_on_copy(why, stamp),))
+
+
+def judged_on_copy(why: str, stamp: str) -> Message:
+    """C6: the evidence line of a post judged on an earlier copy (the HTML report shows it)."""
+    return msg("{why}; judged on the copy fetched {when}", why=why, when=stamp)
+
+
+def is_judged_on_copy(evidence: str) -> bool:
+    return isinstance(evidence, Message) and evidence.msgid == judged_on_copy("", "").msgid
 
 
 def _before_edit(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
     post = reading.post
     edit = post.edit
     assert edit is not None and edit.edited_at is not None
-    marker = f"edit marker '{edit.text}' dated {ctx.clock(edit.edited_at)}, after the cut-off"
+    marker = msg("edit marker '{marker}' dated {when}, after the cut-off", marker=edit.text,
+                 when=ctx.clock(edit.edited_at))
     old = _older(ctx, post, edit.edited_at)
     if old is not None:
         return _reread(reading, old, ctx, marker), ()
@@ -284,8 +294,9 @@ def _before_silent_edit(reading: Reading, ctx: Context) -> tuple[Reading, tuple[
     if old is None or old.deleted or _text(old) == _text(post) or _marked_since(post, old):
         return reading, ()
     assert old.fetched_at is not None
-    seen = f"seen {_stamp(old.fetched_at)} vs {_stamp(post.fetched_at, old.fetched_at)}"
-    fresh = _reread(reading, old, ctx, f"text changed with no edit marker ({seen})")
+    seen = msg("seen {first} vs {then}", first=_stamp(old.fetched_at),
+               then=_stamp(post.fetched_at, old.fetched_at))
+    fresh = _reread(reading, old, ctx, msg("text changed with no edit marker ({seen})", seen=seen))
     point = "the deadline" if ctx.cutoff == ctx.day.deadline else "the as-of point"
     message = (f"post {post.id} by {post.author} changed after {point} with no edit marker ({seen}): "
                f"counted as it stood at {point}: {_cast(fresh)}")
@@ -364,7 +375,7 @@ def _before_deletion(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Fin
     post = reading.post
     old = _older(ctx, post, None)
     if old is not None:
-        return _reread(reading, old, ctx, "deleted later"), ()
+        return _reread(reading, old, ctx, msg("deleted later")), ()
     silent = replace(reading, steps=(), silent="deleted; no saved copy shows its text")
     return silent, (Finding("C6", f"post {post.id} by {post.author} is deleted and no saved copy "
                             "shows its text", post.id, reading.voter),)

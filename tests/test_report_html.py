@@ -58,8 +58,10 @@ def count_json(game: Path, *saved: str) -> dict:
 
 
 def report(tmp_path: Path, game: Path, *args: str, name: str = "report.html"):
+    """The page in English (the espia game's own language is Spanish: the words these tests
+    read are the English ones; tests/test_report_languages.py reads the others)."""
     out = tmp_path / name
-    result = run("report", game, "--html", out, *args)
+    result = run("report", game, "--html", out, "--lang", "en", *args)
     assert result.exit_code == 0, result.output
     return result, out.read_text(encoding="utf-8")
 

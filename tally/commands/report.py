@@ -38,10 +38,12 @@ def report(
     offline: bool = cli.OfflineOpt,
     store: Path | None = cli.StoreOpt,
     as_of: str | None = cli.AsOfOpt,
+    lang: str | None = cli.LangOpt,
 ) -> None:
     """Write the count, the vote log, votes over time and the void votes as one HTML page."""
     from tally import timeline
     from tally.render.html import render_html
+    from tally.render.i18n import language_for
 
     with cli.errors():
         counted = cli.read_and_count(game, day, source, fetched_at, offline, store, as_of,
@@ -50,7 +52,9 @@ def report(
         steps = timeline.votes_over_time(counted.thread, loaded, counted.day, as_of=counted.at,
                                          up_to_post=counted.up_to_post, others=counted.others)
         roles = {p.name: p.role for p in loaded.players if p.role} if gm else None
-        cli.write_atomically(html, render_html(tally, steps, gm=gm, roles=roles))
+        page = render_html(tally, steps, gm=gm, roles=roles,
+                           lang=language_for(loaded, lang))
+        cli.write_atomically(html, page)
         if not gm:  # a temp file is private (0600); the public page is for anyone to read
             html.chmod(0o666 & ~_umask())
         typer.echo(f"wrote {html} " + ("(GM report: do not publish)" if gm else "(public report)"))

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from html import escape
 
 from tally import times
+from tally.render.i18n import Lang, get
 from tally.timeline import Step, Timeline
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), then more.
@@ -61,9 +62,11 @@ def chart_window(timeline: Timeline, steps: Sequence[Step]) -> tuple[datetime, d
 
 def render_chart(timeline: Timeline, steps: Sequence[Step], *, title: str,
                  looks: Mapping[str, Style], needed: int | None = None,
-                 needed_label: str = "") -> str:
+                 needed_label: str = "", t: Lang | None = None) -> str:
     """The SVG for one series (public or GM), each line drawn in `looks[candidate]`.
-    `needed`: the votes that decide (threshold or majority), drawn as a dotted line."""
+    `needed`: the votes that decide (threshold or majority), drawn as a dotted line. Its words
+    and dates are in `t`'s language (issue 14)."""
+    t = t or get()
     candidates = timeline.candidates(steps)
     start, end = chart_window(timeline, steps)
     line_end = min(timeline.as_of, end)
@@ -92,7 +95,7 @@ def render_chart(timeline: Timeline, steps: Sequence[Step], *, title: str,
                    f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{yy:.1f}" y2="{yy:.1f}" '
                    f'stroke="#e4e4e4"/><text x="{LEFT - 6}" y="{yy + 4:.1f}" '
                    f'text-anchor="end" fill="#555">{votes}</text></g>')
-    out += _time_ticks(start, end, timeline.zone, x, TOP + plot_h, plot_w)
+    out += _time_ticks(start, end, timeline.zone, x, TOP + plot_h, plot_w, t)
     if needed:
         yy = y(needed)
         under = yy - TOP < FONT + 4  # at the top of the plot: written under the line, inside
@@ -102,8 +105,8 @@ def render_chart(timeline: Timeline, steps: Sequence[Step], *, title: str,
                    f'y="{yy + FONT + 2 if under else yy - 4:.1f}" '
                    f'text-anchor="end" fill="#666">'
                    f'{escape(needed_label)}</text></g>')
-    out += _markers(timeline, x, plot_h, line_end, end)
-    out += _lines(candidates, looks, steps, timeline.zone, x, y, line_end)
+    out += _markers(timeline, x, plot_h, line_end, end, t)
+    out += _lines(candidates, looks, steps, timeline.zone, x, y, line_end, t)
     out.append("</svg>")
     return "\n".join(out)
 
@@ -123,7 +126,7 @@ def _iso(value: datetime) -> str:
 
 
 def _time_ticks(start: datetime, end: datetime, zone: str, x: XScale, base: float,
-                plot_w: float) -> list[str]:
+                plot_w: float, t: Lang) -> list[str]:
     """Ticks at round forum times (the forum's zone), at most one per 64 units; the date is
     written under the first tick and wherever it changes."""
     minutes = (end - start).total_seconds() / 60
@@ -141,7 +144,7 @@ def _time_ticks(start: datetime, end: datetime, zone: str, x: XScale, base: floa
             break
         xx = x(at)
         label = tick.strftime("%H:%M") if step < 1440 else ""
-        day = tick.strftime("%d %b").lstrip("0")
+        day = t.timef(at, zone, "d MMM")
         date = day if day != last_date else ""
         last_date = day
         out.append(f'<g class="xtick" data-time="{_iso(at)}"><line x1="{xx:.1f}" x2="{xx:.1f}" '
@@ -155,15 +158,15 @@ def _time_ticks(start: datetime, end: datetime, zone: str, x: XScale, base: floa
 
 
 def _markers(timeline: Timeline, x: XScale, plot_h: float, line_end: datetime,
-             end: datetime) -> list[str]:
+             end: datetime, t: Lang) -> list[str]:
     """The deadline (C7) and, when the count was made before the end of the chart, its as-of
     point; an early end of the day (a hammer, C3) too."""
     out: list[str] = []
-    marks = [("deadline", timeline.deadline, "#b00020", "deadline ")]
+    marks = [("deadline", timeline.deadline, "#b00020", t.p_("chart", "deadline {time}"))]
     if timeline.ended_at is not None and timeline.ended_at < timeline.deadline:
-        marks.append(("ended", timeline.ended_at, "#6a1b9a", "day ended "))
+        marks.append(("ended", timeline.ended_at, "#6a1b9a", t.p_("chart", "day ended {time}")))
     if line_end < end:
-        marks.append(("as-of", line_end, "#555", "as of "))
+        marks.append(("as-of", line_end, "#555", t.p_("chart", "as of {time}")))
     for row, (kind, at, colour, word) in enumerate(marks):
         xx = x(at)
         shown = times.to_local(at, timeline.zone)
@@ -174,12 +177,12 @@ def _markers(timeline: Timeline, x: XScale, plot_h: float, line_end: datetime,
                    f'y2="{TOP + plot_h}" stroke="{colour}" stroke-width="1.5" '
                    f'stroke-dasharray="5 3"/><text x="{xx + nudge:.1f}" '
                    f'y="{TOP - 8 - 13 * row}" text-anchor="{anchor}" fill="{colour}">'
-                   f'{word}{shown:%H:%M}</text></g>')
+                   f'{escape(word.format(time=f"{shown:%H:%M}"))}</text></g>')
     return out
 
 
 def _lines(candidates: Sequence[str], looks: Mapping[str, Style], steps: Sequence[Step],
-           zone: str, x: XScale, y: YScale, line_end: datetime) -> list[str]:
+           zone: str, x: XScale, y: YScale, line_end: datetime, t: Lang) -> list[str]:
     out: list[str] = []
     spread = min(1.5, 8.0 / max(len(candidates), 1))
     final = dict(steps[-1].counts) if steps else {}
@@ -189,20 +192,25 @@ def _lines(candidates: Sequence[str], looks: Mapping[str, Style], steps: Sequenc
         points, changes = _path(name, steps, x, y, line_end, offset)
         look = looks[name]
         dash = f' stroke-dasharray="{look.dash}"' if look.dash else ""
-        history = "; ".join(f"{times.to_local(t, zone):%H:%M} {v}" for t, v, _ in changes)
+        history = t.p_("between sentences", "; ").join(
+            f"{times.to_local(at, zone):%H:%M} {t.number(v)}" for at, v, _ in changes)
         votes = final.get(name, 0)
+        ended = t._("{name}: {votes} at the end ({history})", name=name, votes=votes,
+                    history=history)
         out.append(f'<g class="series" data-candidate="{escape(name)}">'
                    f'<polyline class="line" data-candidate="{escape(name)}" '
                    f'data-final-votes="{votes}" data-offset="{offset}" fill="none" '
                    f'stroke="{look.colour}" stroke-width="2.5" stroke-linejoin="round"{dash} '
                    f'points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in points)}">'
-                   f'<title>{escape(name)}: {votes} at the end ({escape(history)})</title>'
+                   f'<title>{escape(ended)}</title>'
                    '</polyline>')
-        for t, v, post in changes:
-            where = f", post {post}" if post else ""
-            out.append(f'<circle cx="{x(t):.1f}" cy="{y(v) + offset:.1f}" r="3" '
-                       f'fill="{look.colour}"><title>{escape(name)}: {v} from '
-                       f'{times.to_local(t, zone):%d %b %H:%M}{escape(where)}</title></circle>')
+        for at, v, post in changes:
+            since = t.timef(at, zone, "dd MMM HH:mm")
+            title = (t._("{name}: {votes} from {time}, post {post}", name=name, votes=v, time=since,
+                         post=post) if post
+                     else t._("{name}: {votes} from {time}", name=name, votes=v, time=since))
+            out.append(f'<circle cx="{x(at):.1f}" cy="{y(v) + offset:.1f}" r="3" '
+                       f'fill="{look.colour}"><title>{escape(title)}</title></circle>')
         out.append("</g>")
         ends.append((points[-1][1], index))
     out += _end_labels(candidates, looks, final, ends, x(line_end))

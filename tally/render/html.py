@@ -20,14 +20,32 @@ from urllib.parse import urljoin
 
 from tally import __version__, times
 from tally.model import Count, Finding, Outcome, Tally, Verdict
+from tally.render import neutral
 from tally.render.chart import palette, render_chart
-from tally.render.post import outcome_line
+from tally.render.i18n import Lang, get
+from tally.render.post import outcome_text, rule_name
+from tally.rules.reading import is_judged_on_copy
 from tally.timeline import Step, Timeline
 
-GM_WARNING = "GM only - do not publish"
 
-VERDICT_LABELS = {"counted": "counted", "void": "void", "superseded": "superseded",
-                  "not_a_vote": "no vote"}
+def gm_warning(t: Lang) -> str:
+    return t._("GM only - do not publish")
+
+
+def verdict_label(verdict: str, t: Lang) -> str:
+    labels = {"counted": t.p_("verdict", "counted"), "void": t.p_("verdict", "void"),
+              "superseded": t.p_("verdict", "superseded"),
+              "not_a_vote": t.p_("verdict", "no vote")}
+    return labels[verdict]
+
+
+_SLOT = "\ue000"  # where a reason goes in its sentence, filled after escaping
+
+
+def _text(said: str, t: Lang) -> str:
+    """A rule's reason or a note in the page's language, escaped (names inside stay as written,
+    less bidi controls, issue 17)."""
+    return escape(t.text(said, neutral.plain))
 
 CSS = """
 *{box-sizing:border-box}
@@ -109,32 +127,40 @@ def absolute_links(tally: Tally) -> Tally:
 
 
 def render_html(tally: Tally, timeline: Timeline, *, gm: bool = False,
-                roles: Mapping[str, str] | None = None) -> str:
-    """The public page, or with `gm` the GM's page (secret effects, findings, `roles`)."""
+                roles: Mapping[str, str] | None = None, lang: str = "en") -> str:
+    """The public page, or with `gm` the GM's page (secret effects, findings, `roles`), written
+    in `lang` (issue 14)."""
+    t = get(lang)
     tally = absolute_links(tally)
     shown = tally if gm else public_view(tally)
     if not gm:
         timeline = replace(timeline, gm=None)  # the GM's series never reaches a public page
     final = tally.as_of >= tally.deadline or tally.ended_at is not None
-    title = f"Vote count, day {tally.day}{' (final)' if final else ''}: {tally.game}"
+    game = neutral.plain(tally.game)
+    title = (t._("Vote count, day {day} (final): {game}", day=tally.day, game=game) if final
+             else t._("Vote count, day {day}: {game}", day=tally.day, game=game))
+    warning = gm_warning(t)
     body = ['<a id="top"></a>']
     if gm:
-        body.append(f'<p class="gm-banner" id="gm-warning">{GM_WARNING}</p>')
-    body.append(_header(shown, title, gm))
-    body.append(_count_section(shown, final))
-    body.append('<section id="chart"><h2>Votes over time</h2>'
-                + _chart(shown, timeline, timeline.public, "Votes over time", "public count")
+        body.append(f'<p class="gm-banner" id="gm-warning">{escape(warning)}</p>')
+    body.append(_header(shown, title, gm, t))
+    body.append(_count_section(shown, final, t))
+    over_time = t._("Votes over time")
+    body.append(f'<section id="chart"><h2>{escape(over_time)}</h2>'
+                + _chart(shown, timeline, timeline.public, over_time, t._("public count"), t)
                 + "</section>")
-    body.append(_void_section(shown))
-    body.append(_log_section(shown))
+    body.append(_disputed_section(shown, t))
+    body.append(_void_section(shown, t))
+    body.append(_log_section(shown, t))
     if gm:
-        body.append(_gm_section(tally, timeline, roles or {}))
-    body.append(f"<footer>Made by tally {escape(__version__)} (preset {escape(tally.preset)}). "
-                "This page loads nothing from the network; its links go to the forum.</footer>")
-    head = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        body.append(_gm_section(tally, timeline, roles or {}, t))
+    footer = t._("Made by tally {version} (preset {preset}). This page loads nothing from the "
+                 "network; its links go to the forum.", version=__version__, preset=tally.preset)
+    body.append(f"<footer>{escape(footer)}</footer>")
+    head = (f'<!DOCTYPE html>\n<html lang="{escape(t.code)}">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             + ('<meta name="robots" content="noindex, nofollow">\n' if gm else "")
-            + f"<title>{escape((GM_WARNING + ': ') if gm else '')}{escape(title)}</title>\n"
+            + f"<title>{escape((warning + ': ') if gm else '')}{escape(title)}</title>\n"
             f"<style>{CSS}</style>\n</head>\n")
     return head + "<body>\n<main>\n" + "\n".join(body) + "\n</main>\n</body>\n</html>\n"
 
@@ -146,55 +172,69 @@ def render_html(tally: Tally, timeline: Timeline, *, gm: bool = False,
 def _link(text: str, url: str, **attrs: str) -> str:
     """A link to the forum; plain text for anything that is not an http(s) address."""
     extra = "".join(f' {k.replace("_", "-")}="{escape(v)}"' for k, v in attrs.items())
+    text = neutral.plain(text)  # a name's bidi controls never turn the line around (issue 17)
     if url.startswith(("https://", "http://")):
         return f'<a href="{escape(url)}"{extra}>{escape(text)}</a>'
     return f"<span{extra}>{escape(text)}</span>"
 
 
-def _when(value: datetime, zone: str) -> str:
+def _when_text(value: datetime, zone: str, t: Lang) -> str:
     """Forum time first (what players see), UTC beside it."""
-    local = times.to_local(value, zone)
-    shown = f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or zone}"
-    if local.utcoffset():
-        shown += f" · {value:%Y-%m-%d %H:%M:%S} UTC"
-    return escape(shown)
+    local = t.timef(value, zone, "yyyy-MM-dd HH:mm:ss")
+    abbr = times.zone_abbreviation(value, zone)
+    if times.to_local(value, zone).utcoffset():
+        utc = f"{value:%Y-%m-%d %H:%M:%S}"
+        return t._("{local} {zone} · {utc} UTC", local=local, zone=abbr, utc=utc)
+    return t._("{local} {zone}", local=local, zone=abbr)
 
 
-def _header(t: Tally, title: str, gm: bool) -> str:
-    up_to = f"post {t.counted_up_to}" if t.counted_up_to else "the start of the day"
-    facts = [("Day", str(t.day)), ("Deadline", _when(t.deadline, t.zone)),
-             ("As of", f"{_when(t.as_of, t.zone)}, counted up to {escape(up_to)}")]
-    if t.ended_at is not None:
-        facts.append(("Day ended", _when(t.ended_at, t.zone)))
-    facts.append(("Forum time", escape(t.zone)))
-    if t.thread_url:
-        facts.append(("Thread", _link(t.thread_url, t.thread_url)))
-    links = [("count", "Count"), ("chart", "Chart"), ("void", "Void votes"), ("log", "Vote log")]
+def _when(value: datetime, zone: str, t: Lang) -> str:
+    return escape(_when_text(value, zone, t))
+
+
+def _header(tally: Tally, title: str, gm: bool, t: Lang) -> str:
+    at = _when_text(tally.as_of, tally.zone, t)
+    up_to = escape(t._("{when}, counted up to post {post}", when=at, post=tally.counted_up_to)
+                   if tally.counted_up_to else
+                   t._("{when}, counted up to the start of the day", when=at))
+    facts = [(t._("Day"), t.number(tally.day)), (t._("Deadline"), _when(tally.deadline, tally.zone, t)),
+             (t._("As of"), up_to)]
+    if tally.ended_at is not None:
+        facts.append((t._("Day ended"), _when(tally.ended_at, tally.zone, t)))
+    facts.append((t._("Forum time"), escape(tally.zone)))
+    if tally.thread_url:
+        facts.append((t._("Thread"), _link(tally.thread_url, tally.thread_url)))
+    links = [("count", t._("Count")), ("chart", t._("Chart")), ("void", t._("Void votes")),
+             ("log", t._("Vote log"))]
     if gm:
-        links.append(("gm", "GM only"))
+        links.append(("gm", t._("GM only")))
     return (f"<header><h1>{escape(title)}</h1>"
-            + '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
-            + "</dl><nav>" + "".join(f'<a href="#{a}">{n}</a>' for a, n in links)
+            + '<dl class="facts">' + "".join(f"<dt>{escape(k)}</dt><dd>{v}</dd>" for k, v in facts)
+            + "</dl><nav>" + "".join(f'<a href="#{a}">{escape(n)}</a>' for a, n in links)
             + "</nav></header>")
 
 
-def _permalinks(t: Tally) -> dict[str, str]:
-    return {v.post_id: v.permalink for v in t.verdicts}
+def _permalinks(tally: Tally) -> dict[str, str]:
+    return {v.post_id: v.permalink for v in tally.verdicts}
 
 
-def _count_table(counts: Sequence[Count], permalinks: Mapping[str, str], css_id: str) -> str:
+def _count_table(counts: Sequence[Count], permalinks: Mapping[str, str], css_id: str,
+                 t: Lang) -> str:
     if not counts:
-        return "<p>No votes yet.</p>"
+        return "<p>" + escape(t._("No votes yet.")) + "</p>"
     rows = []
     for c in counts:
         posts = c.posts or ("",) * len(c.voters)
-        voters = ", ".join(_link(voter, permalinks.get(post, ""), data_post=post)
-                           for voter, post in zip(c.voters, posts))
+        voters = escape(t.p_("between names", ", ")).join(
+            _link(voter, permalinks.get(post, ""), data_post=post)
+            for voter, post in zip(c.voters, posts))
         rows.append(f'<tr data-candidate="{escape(c.player)}" data-votes="{c.votes}">'
-                    f"<td>{escape(c.player)}</td><td class=\"num\">{c.votes}</td>"
+                    f"<td>{escape(neutral.plain(c.player))}</td><td class=\"num\">{t.number(c.votes)}</td>"
                     f"<td>{voters}</td></tr>")
-    return (f'<div class="scroll"><table id="{css_id}"><thead><tr><th>Candidate</th>'
-            '<th class="num">Votes</th><th>Voters</th></tr></thead>'
+    candidate, votes, voters_head = t._("Candidate"), t._("Votes"), t._("Voters")
+    head = (f"<th>{escape(candidate)}</th><th class=\"num\">{escape(votes)}</th>"
+            f"<th>{escape(voters_head)}</th>")
+    return (f'<div class="scroll"><table id="{css_id}"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
@@ -204,40 +244,48 @@ def _outcome(o: Outcome, text: str, css_id: str) -> str:
             f"{escape(text)}</p>")
 
 
-def _count_section(t: Tally, final: bool) -> str:
-    parts = ['<section id="count"><h2>Count</h2>',
-             _outcome(t.outcome, outcome_line(t, final), "outcome"),
-             _count_table(t.counts, _permalinks(t), "counts")]
-    if t.not_voting:
-        parts.append(f'<p id="not-voting">Not voting ({len(t.not_voting)}): '
-                     f"{escape(', '.join(t.not_voting))}</p>")
-    if t.majority is not None:
-        parts.append(f"<p>With {len(t.living)} alive, it takes {t.majority} to eliminate.</p>")
-    if t.threshold is not None:
-        parts.append(f"<p>Nobody is eliminated with fewer than {t.threshold} votes.</p>")
-    if t.seed:  # K10: the draw is public so anyone can repeat it
-        parts.append(f"<p>Random draw seed: <code>{escape(t.seed)}</code></p>")
+def _count_section(tally: Tally, final: bool, t: Lang) -> str:
+    heading = t._("Count")
+    parts = [f'<section id="count"><h2>{escape(heading)}</h2>',
+             _outcome(tally.outcome, outcome_text(tally.outcome, final, t, neutral.plain), "outcome"),
+             _count_table(tally.counts, _permalinks(tally), "counts", t)]
+    if tally.not_voting:
+        label = t._("Not voting")
+        parts.append(f'<p id="not-voting">{escape(label)} ({t.number(len(tally.not_voting))}): '
+                     f"{escape(t.names(tally.not_voting, neutral.plain))}</p>")
+    if tally.majority is not None:
+        parts.append("<p>" + escape(t.n_("With {alive} alive, it takes {n} to eliminate.",
+                                          "With {alive} alive, it takes {n} to eliminate.",
+                                          alive=len(tally.living), n=tally.majority)) + "</p>")
+    if tally.threshold is not None:
+        parts.append("<p>" + escape(t.n_("Nobody is eliminated with fewer than {n} votes.",
+                                          "Nobody is eliminated with fewer than {n} votes.",
+                                          n=tally.threshold)) + "</p>")
+    if tally.seed:  # K10: the draw is public so anyone can repeat it
+        seed = t._("Random draw seed: {seed}", seed=tally.seed)
+        parts.append(f"<p>{escape(seed)}</p>")
     parts.append("</section>")
     return "".join(parts)
 
 
-def _needed(t: Tally) -> tuple[int | None, str]:
-    if t.majority is not None:
-        return t.majority, f"majority {t.majority}"
-    if t.threshold is not None:
-        return t.threshold, f"{t.threshold} needed"
+def _needed(tally: Tally, t: Lang) -> tuple[int | None, str]:
+    if tally.majority is not None:
+        return tally.majority, t._("majority {n}", n=tally.majority)
+    if tally.threshold is not None:
+        return tally.threshold, t._("{n} needed", n=tally.threshold)
     return None, ""
 
 
-def _chart(t: Tally, timeline: Timeline, steps: Sequence[Step], heading: str,
-           which: str) -> str:
+def _chart(tally: Tally, timeline: Timeline, steps: Sequence[Step], heading: str,
+           which: str, t: Lang) -> str:
     """The figure: the SVG, its legend in text (name and final votes) and how to read it."""
     if not steps:
-        return "<p>No vote in the day's window yet.</p>"
-    needed, label = _needed(t)
+        return "<p>" + escape(t._("No vote in the day's window yet.")) + "</p>"
+    needed, label = _needed(tally, t)
     looks = palette(timeline)
-    svg = render_chart(timeline, steps, title=f"{heading}, day {t.day} ({which})", looks=looks,
-                       needed=needed, needed_label=label)
+    title = t._("{heading}, day {day} ({which})", heading=heading, day=tally.day, which=which)
+    svg = render_chart(timeline, steps, title=title, looks=looks, needed=needed,
+                       needed_label=label, t=t)
     final = dict(steps[-1].counts)
     legend = []
     for name in timeline.candidates(steps):
@@ -246,77 +294,108 @@ def _chart(t: Tally, timeline: Timeline, steps: Sequence[Step], heading: str,
         legend.append(f'<li data-candidate="{escape(name)}"><svg width="30" height="10" '
                       f'aria-hidden="true"><line x1="1" y1="5" x2="29" y2="5" '
                       f'stroke="{look.colour}" stroke-width="3"{dash}/></svg>'
-                      f"{escape(name)}: {final.get(name, 0)}</li>")
+                      f"{escape(neutral.plain(name))}: {t.number(final.get(name, 0))}</li>")
+    caption = t._("Votes standing after each change ({which}); times are forum time ({zone}). "
+                  "The dashed red line is the deadline.", which=which, zone=timeline.zone)
     return (f'<figure>{svg}<figcaption><ul class="legend">{"".join(legend)}</ul>'
-            f'<p class="muted">Votes standing after each change ({escape(which)}); times are '
-            f"forum time ({escape(timeline.zone)}). The dashed red line is the deadline."
-            "</p></figcaption></figure>")
+            f'<p class="muted">{escape(caption)}</p></figcaption></figure>')
 
 
-def _did(v: Verdict) -> str:
+def _did(v: Verdict, t: Lang) -> str:
     """What the post did, in words: the vote as written when no player could be matched."""
     if v.verdict == "not_a_vote":
         return "-"
     if v.target:
-        return f"vote for {v.target}"
+        return t._("vote for {player}", player=neutral.plain(v.target))
     if v.match is not None:
-        return f"vote for '{v.match.written}' (no player matched)"
-    return "unvote"
+        return t._("vote for '{written}' (no player matched)", written=neutral.plain(v.match.written))
+    return t._("unvote")
 
 
-def _verdict_badge(v: Verdict) -> str:
-    rule = f" {escape(v.rule)}" if v.rule else ""
-    return (f'<span class="badge b-{v.verdict}">{VERDICT_LABELS[v.verdict]}{rule}</span>')
+def _verdict_badge(v: Verdict, t: Lang) -> str:
+    rule = f" {escape(rule_name(v.rule, t))}" if v.rule else ""
+    return f'<span class="badge b-{v.verdict}">{escape(verdict_label(v.verdict, t))}{rule}</span>'
 
 
-def _post_link(v: Verdict) -> str:
-    return _link(f"#{v.position}", v.permalink, title=f"post {v.post_id}")
+def _post_link(v: Verdict, t: Lang) -> str:
+    return _link(f"#{v.position}", v.permalink, title=t._("Post {post}", post=v.post_id))
 
 
-def _void_section(t: Tally) -> str:
-    void = [v for v in sorted(t.verdicts, key=_order) if v.verdict == "void"]
-    if not void:
-        return '<section id="void"><h2>Void votes</h2><p>None.</p></section>'
-    items = []
-    for v in void:
-        evidence = "".join(f"<li>{escape(e)}</li>" for e in v.evidence)
-        written = (f" (written {escape(repr(v.match.written))})" if v.target and
-                   v.match is not None and v.match.written != v.target else "")
-        items.append(
-            f'<li id="void-{escape(v.post_id)}" data-post="{escape(v.post_id)}">'
-            f"<strong>{escape(v.author)}</strong>: {escape(_did(v))}{written} "
-            f"{_verdict_badge(v)}<br>"
-            f"<span>Rule {escape(v.rule or '-')}: {escape(v.reason)}</span>"
-            f'<span class="why">{_when(v.time, t.zone)} · post {escape(v.post_id)} '
-            f"{_post_link(v)}</span>"
+def _card(v: Verdict, tally: Tally, t: Lang, prefix: str) -> str:
+    """One vote as a card: who, what, the verdict with its rule and reason, when, and every
+    piece of evidence (edit markers, the copy it was judged on)."""
+    evidence = "".join(f"<li>{_text(e, t)}</li>" for e in v.evidence)
+    written = (escape(t._(" (written {written})", written=repr(neutral.plain(v.match.written))))
+               if v.target and v.match is not None and v.match.written != v.target else "")
+    rule = rule_name(v.rule, t) if v.rule else "-"
+    why = escape(t._("Rule {rule}: {reason}", rule=rule, reason=_SLOT)).replace(
+        _SLOT, f'<span class="reason">{_text(v.reason, t)}</span>')
+    where = escape(t._("{when} · post {post}", when=_when_text(v.time, tally.zone, t),
+                       post=v.post_id))
+    return (f'<li id="{prefix}-{escape(v.post_id)}" data-post="{escape(v.post_id)}" '
+            f'data-verdict="{v.verdict}">'
+            f"<strong>{escape(neutral.plain(v.author))}</strong>: {escape(_did(v, t))}{written} "
+            f"{_verdict_badge(v, t)}<br>"
+            + f"<span>{why}</span>"
+            + f'<span class="why">{where} {_post_link(v, t)}</span>'
             + (f'<ul class="evidence">{evidence}</ul>' if evidence else "") + "</li>")
-    return (f'<section id="void"><h2>Void votes ({len(void)})</h2>'
-            f'<ul class="void-list">{"".join(items)}</ul></section>')
+
+
+def _void_section(tally: Tally, t: Lang) -> str:
+    void = [v for v in sorted(tally.verdicts, key=_order) if v.verdict == "void"]
+    heading = t._("Void votes")
+    if not void:
+        none = t._("None.")
+        return f'<section id="void"><h2>{escape(heading)}</h2><p>{escape(none)}</p></section>'
+    items = "".join(_card(v, tally, t, "void") for v in void)
+    return (f'<section id="void"><h2>{escape(heading)} ({t.number(len(void))})</h2>'
+            f'<ul class="void-list">{items}</ul></section>')
+
+
+def _disputed_section(tally: Tally, t: Lang) -> str:
+    """Issue 17: a vote changed after the deadline with no edit marker (or deleted later) is
+    judged on the copy fetched by the deadline (C6); its card says so, with both fetch times,
+    as the public JSON does. Void ones are in the void section already."""
+    judged = [v for v in sorted(tally.verdicts, key=_order)
+              if v.verdict != "void" and any(is_judged_on_copy(e) for e in v.evidence)]
+    if not judged:
+        return ""
+    items = "".join(_card(v, tally, t, "judged") for v in judged)
+    heading = t._("Votes judged on the copy fetched by the deadline")
+    return (f'<section id="judged"><h2>{escape(heading)} ({t.number(len(judged))})</h2>'
+            f'<ul class="void-list judged-list">{items}</ul></section>')
 
 
 def _order(v: Verdict) -> tuple[datetime, int]:
     return v.time, v.position
 
 
-def _log_section(t: Tally) -> str:
+def _log_section(tally: Tally, t: Lang) -> str:
     rows = []
-    for v in sorted(t.verdicts, key=_order):
-        local = times.to_local(v.time, t.zone)
-        why = (f'<span class="why">{escape(v.reason)}</span>'
-               if v.reason and v.reason != _did(v) else "")
+    for v in sorted(tally.verdicts, key=_order):
+        did = _did(v, t)
+        when = t.timef(v.time, tally.zone, "dd MMM HH:mm:ss")
+        reason = t.text(v.reason, neutral.plain) if v.reason else ""
+        judged = [_text(e, t) for e in v.evidence if is_judged_on_copy(e)]
+        why = "".join(f'<span class="why reason">{w}</span>' for w in
+                      ([escape(reason)] if reason and reason != did else []) + judged)
         rows.append(f'<tr class="v-{v.verdict}" data-post="{escape(v.post_id)}" '
                     f'data-verdict="{v.verdict}">'
-                    f'<td class="pos">{_post_link(v)}</td>'
-                    f'<td class="when">{local:%d %b %H:%M:%S}</td>'
-                    f'<td class="author">{escape(v.author)}</td>'
-                    f'<td class="did">{escape(_did(v))}</td>'
-                    f'<td class="verdict">{_verdict_badge(v)}{why}</td></tr>')
-    counted = sum(1 for v in t.verdicts if v.verdict == "counted")
-    return (f'<section id="log"><h2>Vote log ({len(t.verdicts)} posts, {counted} counted)</h2>'
-            f'<p class="muted">Every post of the day\'s window in time order, forum time '
-            f"({escape(t.zone)}); the post number links to the post.</p>"
-            '<div class="scroll"><table id="vote-log" class="stack"><thead><tr><th>Post</th><th>Time</th>'
-            "<th>Author</th><th>The post</th><th>Verdict</th></tr></thead>"
+                    f'<td class="pos">{_post_link(v, t)}</td>'
+                    f'<td class="when">{escape(when)}</td>'
+                    f'<td class="author">{escape(neutral.plain(v.author))}</td>'
+                    f'<td class="did">{escape(did)}</td>'
+                    f'<td class="verdict">{_verdict_badge(v, t)}{why}</td></tr>')
+    counted = sum(1 for v in tally.verdicts if v.verdict == "counted")
+    heading = t.n_("Vote log ({n} post, {counted} counted)", "Vote log ({n} posts, {counted} counted)",
+                   n=len(tally.verdicts), counted=counted)
+    intro = t._("Every post of the day's window in time order, forum time ({zone}); the post "
+                "number links to the post.", zone=tally.zone)
+    head = "".join(f"<th>{escape(h)}</th>" for h in (t._("Post"), t._("Time"), t._("Author"),
+                                                    t._("The post"), t._("Verdict")))
+    return (f'<section id="log"><h2>{escape(heading)}</h2>'
+            f'<p class="muted">{escape(intro)}</p>'
+            f'<div class="scroll"><table id="vote-log" class="stack"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div></section>")
 
 
@@ -324,46 +403,53 @@ def _log_section(t: Tally) -> str:
 # The GM's section (never in the public page)
 
 
-def _gm_section(t: Tally, timeline: Timeline, roles: Mapping[str, str]) -> str:
-    parts = [f'<section class="gm" id="gm"><h2>GM only: secret effects ({GM_WARNING})</h2>']
+def _gm_section(tally: Tally, timeline: Timeline, roles: Mapping[str, str], t: Lang) -> str:
+    title = t._("GM only: secret effects ({warning})", warning=gm_warning(t))
+    parts = [f'<section class="gm" id="gm"><h2>{escape(title)}</h2>']
     if roles:
         rows = "".join(f"<tr><td>{escape(p)}</td><td>{escape(r)}</td></tr>"
                        for p, r in roles.items())
-        parts.append('<h3>Roles</h3><div class="scroll"><table id="roles"><thead><tr>'
-                     f"<th>Player</th><th>Role</th></tr></thead><tbody>{rows}</tbody></table>"
-                     "</div>")
-    if t.gm_counts is not None or t.gm_outcome is not None:
-        parts.append("<h3>The GM's count, secret effects applied</h3>")
-        if t.gm_outcome is not None:
-            parts.append(_outcome(t.gm_outcome, _gm_outcome_line(t.gm_outcome), "gm-outcome"))
-        parts.append(_count_table(t.gm_counts or (), _permalinks(t), "gm-counts"))
+        words = t._("Roles"), t._("Player"), t._("Role")
+        parts.append(f'<h3>{escape(words[0])}</h3><div class="scroll"><table id="roles"><thead><tr>'
+                     f"<th>{escape(words[1])}</th><th>{escape(words[2])}</th></tr></thead>"
+                     f"<tbody>{rows}</tbody></table></div>")
+    if tally.gm_counts is not None or tally.gm_outcome is not None:
+        parts.append("<h3>" + escape(t._("The GM's count, secret effects applied")) + "</h3>")
+        if tally.gm_outcome is not None:
+            line = t._("GM result: {outcome}",
+                       outcome=outcome_text(tally.gm_outcome, True, t, neutral.plain))
+            parts.append(_outcome(tally.gm_outcome, line, "gm-outcome"))
+        parts.append(_count_table(tally.gm_counts or (), _permalinks(tally), "gm-counts", t))
     else:
-        parts.append("<p>No secret effect changes the count.</p>")
+        parts.append("<p>" + escape(t._("No secret effect changes the count.")) + "</p>")
     if timeline.gm is not None:
-        parts.append('<h3>Votes over time, secret effects applied</h3><div id="gm-chart">'
-                     + _chart(t, timeline, timeline.gm, "Votes over time", "GM count")
+        over_time = t._("Votes over time")
+        applied = t._("Votes over time, secret effects applied")
+        parts.append(f'<h3>{escape(applied)}</h3>'
+                     '<div id="gm-chart">'
+                     + _chart(tally, timeline, timeline.gm, over_time, t._("GM count"), t)
                      + "</div>")
-    parts.append(_findings("Unresolved names", [f for f in t.findings if f.rule == "C2"], "unresolved"))
-    parts.append(_findings("Flags", [f for f in t.findings if f.rule != "C2"], "flags"))
-    if t.notes:
-        parts.append("<h3>Preset defaults in force</h3><ul>"
-                     + "".join(f"<li>{escape(n)}</li>" for n in t.notes) + "</ul>")
+    parts.append(_findings(t._("Unresolved names"), [f for f in tally.findings if f.rule == "C2"],
+                           "unresolved", t))
+    parts.append(_findings(t._("Flags"), [f for f in tally.findings if f.rule != "C2"], "flags", t))
+    if tally.notes:
+        parts.append("<h3>" + escape(t._("Preset defaults in force")) + "</h3><ul>"
+                     + "".join(f'<li class="reason">{_text(n, t)}</li>' for n in tally.notes)
+                     + "</ul>")
     parts.append("</section>")
     return "".join(parts)
 
 
-def _gm_outcome_line(o: Outcome) -> str:
-    who = f" {o.player}" if o.player else ""
-    return f"GM result: {o.result}{who} ({o.rule}: {o.detail})"
-
-
-def _findings(heading: str, found: Iterable[Finding], css_id: str) -> str:
+def _findings(heading: str, found: Iterable[Finding], css_id: str, t: Lang) -> str:
     items = []
     for f in found:
-        marks = (' <span class="badge b-void">needs GM</span>' if f.needs_gm else "") + (
-            ' <span class="badge b-superseded">secret</span>' if f.secret else "")
-        where = f" (post {escape(f.post_id)})" if f.post_id else ""
+        needs, secret = t._("needs GM"), t._("secret")
+        marks = (f' <span class="badge b-void">{escape(needs)}</span>' if f.needs_gm else "") + (
+            f' <span class="badge b-superseded">{escape(secret)}</span>' if f.secret else "")
+        where = escape(t._(" (post {post})", post=f.post_id)) if f.post_id else ""
         items.append(f'<li data-rule="{escape(f.rule)}" data-secret="{str(f.secret).lower()}">'
-                     f"<strong>{escape(f.rule)}</strong>{marks}: {escape(f.message)}{where}</li>")
-    body = f'<ul id="{css_id}">{"".join(items)}</ul>' if items else "<p>None.</p>"
-    return f"<h3>{escape(heading)} ({len(items)})</h3>{body}"
+                     f"<strong>{escape(rule_name(f.rule, t))}</strong>{marks}: "
+                     f'<span class="reason">{_text(f.message, t)}</span>{where}</li>')
+    body = (f'<ul id="{css_id}">{"".join(items)}</ul>' if items
+            else "<p>" + escape(t._("None.")) + "</p>")
+    return f"<h3>{escape(heading)} ({t.number(len(items))})</h3>{body}"

@@ -102,7 +102,7 @@ class Lang:
         """Names one after another, with the language's separator ("a, b"; Chinese "甲、乙")."""
         return self.p_("between names", ", ").join(clean(n) for n in names)
 
-    def time(self, utc: datetime, zone: str, pattern: str) -> str:
+    def timef(self, utc: datetime, zone: str, pattern: str) -> str:
         """`utc` on the forum's clock; `pattern` is a CLDR pattern message, so the catalogue
         gives each language its own layout ("EEE d MMM, HH:mm" -> "sáb 21 nov, 22:00")."""
         return times.format_local(utc, zone, self.catalogue.gettext(pattern), str(self.locale))

@@ -58,7 +58,7 @@ DIALECTS = {
 def when(value: datetime, zone: str, t: Lang | None = None) -> str:
     """A time as the forum shows it (its zone), with UTC beside it when they differ."""
     t = t or get()
-    local = t.time(value, zone, "yyyy-MM-dd HH:mm:ss")
+    local = t.timef(value, zone, "yyyy-MM-dd HH:mm:ss")
     abbr = times.zone_abbreviation(value, zone)
     if times.to_local(value, zone).utcoffset():
         utc = f"{value:%H:%M:%S}"

@@ -34,7 +34,7 @@ def forum_time(moment: datetime, zone: str, t: Lang | None = None) -> str:
     """'Sun 17 Jan 22:00 (CET)': the forum's wall time and its zone name, in the forum's style
     ("sáb 21 nov, 22:00", "21 ноября, 21:00", "11月21日 21:00": the catalogue's pattern)."""
     t = t or get()
-    shown = t.time(moment, zone, "EEE d MMM HH:mm")
+    shown = t.timef(moment, zone, "EEE d MMM HH:mm")
     return f"{shown} ({times.zone_abbreviation(moment, zone)})"
 
 
