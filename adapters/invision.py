@@ -264,7 +264,6 @@ _AD_CLASSES = re.compile(r"\b(?:ipsAd\w*|ipsSpacer\w*|adsbygoogle|advert\w*|spon
 # IPS 4 shows a user the viewer ignores as a placeholder and keeps the post hidden (ipsHide);
 # IPB 3 puts the placeholder inside the post and hides its post_wrap.
 _IGNORED_PLACEHOLDER = frozenset(("ipsComment_ignored", "post_ignore"))
-_IGNORED_IN_POST = etree.XPath(f"div[{_cls('post_ignore')}]")
 
 # ---------------------------------------------------------------------------------------------
 # URLs (FORUMS.md 5.1/5.2 "Pagination"): the page marker keeps the style of the URL it came in.
@@ -663,7 +662,7 @@ class _Reader:
         while previous is not None and previous.tag == "a":  # the post's anchor a#comment-N
             previous = previous.getprevious()
         if (previous is not None and _IGNORED_PLACEHOLDER & class_set(previous)
-                or _IGNORED_IN_POST(element)):
+                or any(_IGNORED_PLACEHOLDER & class_set(child) for child in element.iterchildren("div"))):
             return f"{where} is collapsed for the viewer (an ignored user); read from the page"
         return ""
 
@@ -773,15 +772,18 @@ class _Reader:
 
     def _stock_displays(self, machine: datetime) -> tuple[str, ...]:
         """The machine time as the stock skins print it with a clock: IPB 3's clock_long
-        "09 October 2017 - 22:00" (English month names from strftime), IPS 4's titles
-        "09.10.2017 22:00" (Russian) and "10/09/2017 10:00 PM" (US English). A display equal to
-        one of these reads as the machine time's minute, so it agrees and dates.read is spared."""
+        "09 October 2017 - 22:00" (English month names from strftime) and its relative
+        "Сегодня, 22:00" / "Вчера, 22:00", IPS 4's titles "09.10.2017 22:00" (Russian) and
+        "10/09/2017 10:00 PM" (US English). A display equal to one of these reads as the
+        machine time's minute, so it agrees and dates.read is spared."""
         local = times.to_local(machine, self.ctx.zone)
         clock = f"{local.hour:02d}:{local.minute:02d}"
         half = f"{local.hour % 12 or 12:02d}:{local.minute:02d} {'PM' if local.hour >= 12 else 'AM'}"
+        days_ago = self.now.toordinal() - local.toordinal()
+        relative = tuple(f"{word}, {clock}" for word in _DAY_WORDS.get(days_ago, ()))
         return (f"{local.day:02d} {_MONTHS[local.month - 1]} {local.year} - {clock}",
                 f"{local.day:02d}.{local.month:02d}.{local.year} {clock}",
-                f"{local.month:02d}/{local.day:02d}/{local.year} {half}")
+                f"{local.month:02d}/{local.day:02d}/{local.year} {half}", *relative)
 
     def _place(self, element: HtmlElement, parts: dict[str, HtmlElement], post_id: str,
                index: int) -> tuple[int, str]:
@@ -900,6 +902,7 @@ class _Reader:
         return times.localise(reading.naive, self.ctx.zone).utc if reading else None
 
 
+_DAY_WORDS = {0: ("Сегодня", "Today"), 1: ("Вчера", "Yesterday")}  # IPB 3, days before the fetch
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
 _POSTED_LABEL = re.compile(r"^(?:Отправлено|Posted)\s*")  # p.posted_info's label (lang posted)
@@ -919,8 +922,10 @@ def _pages_shown(element: HtmlElement) -> tuple[int, int] | None:
 
 
 def _snippet(element: HtmlElement) -> str:
-    """The start of what a block shows (scripts and styles left out), for a note."""
-    text = collapse(block_text(element))
+    """The start of what a block shows (scripts and styles left out; an image: its alt), for
+    a note."""
+    text = collapse(block_text(element)) or next(
+        (f"image: {img.get('alt') or img.get('src')}" for img in element.iter("img")), "")
     return text if len(text) <= 80 else text[:77] + "..."
 
 

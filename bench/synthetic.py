@@ -179,10 +179,14 @@ TEMPLATES = (
              "id('postlist')/div[starts-with(@id, 'post_')]", "string(@id)", 15),
     Template("Discuz GBK", "discuz", "gbk-old",
              "id('postlist')/div[starts-with(@id, 'post_')]", "string(@id)", 15, encoding="gbk"),
-    Template("Invision IPB 3", "invision", "mafia-ipb3-ru",
-             "//div[starts-with(@id, 'post_id_')]", "string(@id)", 20),
-    Template("Invision IPS 4", "invision", "ips4-ru",
-             "//article[starts-with(@id, 'elComment_')]", "string(@id)", 25),
+    # Invision: guest pages rendered from the real IPB 3.4 skin and IPS 4.1 theme
+    # (fixtures/invision/*-guest-ru/make_pages.py); a post's <hr /> goes with it, the ad code
+    # and scripts stay in the chrome (once a page, as the boards print them).
+    Template("Invision IPB 3", "invision", "ipb3-guest-ru",
+             "//div[starts-with(@id, 'post_id_')]", "string(@id)", 20, pages=(0, 1),
+             trailing=1),
+    Template("Invision IPS 4", "invision", "ips4-guest-ru",
+             "//article[starts-with(@id, 'elComment_')]", "string(@id)", 25, pages=(0, 1)),
 )
 
 

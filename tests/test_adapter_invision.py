@@ -543,3 +543,17 @@ def test_mafia_ru_day_counted_from_the_ipb3_guest_pages() -> None:
     assert text.exit_code == 0, text.output
     reading = text.stdout.split("Reading the thread:\n", 1)[1]
     assert reading.startswith("  - page 1: skipped an advertisement between the posts")
+
+
+def test_ips4_guest_pages_say_what_they_skipped() -> None:
+    """fixtures/invision/ips4-guest-ru (real theme.xml markup): the advertisement after the
+    first post and the sign-in teaser are skipped and said; seven posts read, none lost."""
+    pages = _pages("ips4-guest-ru")
+    assert [len(page.posts) for page in pages] == [5, 2]
+    assert {page.thread_id for page in pages} == {"7341"}
+    assert pages[0].notes == (
+        "page 1: skipped an advertisement between the posts (<div class='ipsAdvertisement "
+        "ipsSpacer_both ipsSpacer_half'> 'image: Реклама'): not a post",
+        "a guest's view: skipped the sign-in prompt ('Создайте аккаунт или войдите для "
+        "комментирования'): not a post")
+    assert pages[1].notes == pages[0].notes[1:]
