@@ -557,3 +557,32 @@ def test_ips4_guest_pages_say_what_they_skipped() -> None:
         "a guest's view: skipped the sign-in prompt ('Создайте аккаунт или войдите для "
         "комментирования'): not a post")
     assert pages[1].notes == pages[0].notes[1:]
+
+
+def test_ipb3_queued_and_soft_deleted_rows_are_kept_and_noted() -> None:
+    """skin_topic.php: a queued post (class moderated, a moderator's view) and the
+    softDeletedPostBit row ("Сообщение удалено …") are posts: kept as deleted, noted."""
+    page = _pages("mafia-ipb3-ru")[0]
+    assert [(p.id, p.author) for p in page.posts if p.deleted] == [("900180", "Алоизий"),
+                                                                  ("900193", "Соков")]
+    assert page.notes == (
+        "page 1: post 900180 by Алоизий is shown hidden, queued or deleted (IPB 3 moderated): "
+        "kept, its text is not counted",
+        "page 1: post 900193 by Соков is shown hidden, queued or deleted (IPB 3 moderated): "
+        "kept, its text is not counted")
+
+
+def test_ipb3_ignored_user_is_read_from_the_hidden_post_wrap_and_noted() -> None:
+    """skin_topic.php `post`: for an ignored user IPB 3 prints div.post_ignore ("Это сообщение
+    скрыто, так как вы решили игнорировать сообщения от …") and hides the post_wrap."""
+    saved = _first_page("mafia-ipb3-ru")
+    placeholder = ("<div class='post_ignore'>Это сообщение скрыто, так как вы решили игнорировать "
+                   "сообщения от Воланд. <a href='#entry900102' style='display: none' "
+                   "id='unhide_post_900102'>Показать?</a></div>").encode()
+    marker = b"<a id='entry900102'></a>"
+    assert marker in saved.data
+    data = saved.data.replace(marker, marker + placeholder, 1)
+    page = ENGINE.parse_page(data, saved.ctx)
+    assert _reading(page) == _reading(ENGINE.parse_page(saved.data, saved.ctx))
+    assert "page 1: post 900102 by Воланд is collapsed for the viewer (an ignored user); read " \
+           "from the page" in page.notes
