@@ -54,7 +54,7 @@ from tally.errors import (
     TallyError,
     ThreadMovedOn,
 )
-from tally.fetch import Fetcher
+from tally.fetch import SYSTEM_CLOCK, Clock, Fetcher
 from tally.game import Game
 from tally.lock import hold, lock_path_of
 from tally.model import Post, Tally, Thread
@@ -79,6 +79,10 @@ class Result:
     text: str | None = None
 
 
+RUN_LIMIT = 240.0  # seconds a whole run may spend on the network: cron's next run (every 5 min)
+# must not find the lock still held by a run stuck on a slow forum (issue 17)
+
+
 @dataclass(frozen=True)
 class Network:
     """How the run reaches the forum; tests swap in faster ones."""
@@ -86,6 +90,8 @@ class Network:
     reader: Callable[[], Fetcher] = Fetcher  # the guest that reads the thread
     poster: Callable[[requests.Session], Fetcher] = lambda session: Fetcher(session=session)
     replier: Callable[[str, Http], Replier] = replier_for
+    run_limit: float = RUN_LIMIT  # every request and wait of the run ends within it
+    clock: Clock = SYSTEM_CLOCK  # what the run's limit is measured by
 
 
 NETWORK = Network()
@@ -130,9 +136,17 @@ class _Run:
     options: Options
     network: Network
     account: str | None = field(init=False)
+    began: float = field(init=False)
 
     def __post_init__(self) -> None:
         self.account = self.game.posting.account or os.environ.get("TALLY_ACCOUNT")
+        self.began = self.network.clock.monotonic()
+
+    def limited(self, fetcher: Fetcher) -> Fetcher:
+        """The fetcher, bound by what is left of the run's time limit."""
+        clock, began, limit = self.network.clock, self.began, self.network.run_limit
+        fetcher.limit_run(limit, lambda: limit - (clock.monotonic() - began))
+        return fetcher
 
     def go(self) -> Result:
         for _ in range(MAX_COUNTS):
@@ -207,7 +221,7 @@ class _Run:
         day = pick_day(game, self.options.day, times.now())
         engine, url = crawl.engine_for(game.day(day).thread_url or game.thread_url,
                                        game.board.engine)
-        reader = self.network.reader()
+        reader = self.limited(self.network.reader())
 
         def read(address: str) -> StoredThread:
             found, plain = crawl.engine_for(address, game.board.engine)
@@ -305,7 +319,7 @@ class _Run:
         cookie_file = credentials.cookie_path_of(self.store_file)
         session = requests.Session()
         had_session = credentials.load_cookies(cookie_file, session) > 0
-        replier = self.network.replier(counted.engine, self.network.poster(session))
+        replier = self.network.replier(counted.engine, self.limited(self.network.poster(session)))
         # A supplied-cookie engine (JV): no password is ever asked, and the cookie file is the
         # GM's: never deleted, and rewritten only after a reply the session made.
         supplied = not replier.password_login

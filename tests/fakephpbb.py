@@ -96,6 +96,7 @@ class FakePhpBB:
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_id: int = 101
     form_clock: FakeClock = field(default_factory=lambda: BOARD_CLOCK)  # PHP's time()
+    slow: float = 0.0  # seconds of form_clock each answer takes (a slow forum)
     moderated: bool = False  # the bot's replies wait for a moderator (no f_noapprove)
     queue: list[FakePost] = field(default_factory=list)  # replies awaiting approval: not shown
 
@@ -237,6 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length).decode("latin-1") if length else ""
         fields = dict(parse_qsl(raw, encoding=self.charset))  # as the board's PHP reads it
         board.log.append(f"{method} {self.path}")
+        board.form_clock.advance(board.slow)
         fault = self._fault(f"{method} {self.path}")
         if fault in ("reset",):
             return self._reset()

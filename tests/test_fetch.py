@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import socket
 import struct
@@ -347,3 +348,217 @@ def test_the_challenge_header_is_kept_with_the_page(httpserver: HTTPServer) -> N
                                                       headers={"cf-mitigated": "challenge"})
     response = Fetcher(delay=0).get(httpserver.url_for("/t"))  # 200: the page itself
     assert response.headers["cf-mitigated"] == "challenge"
+
+
+# -- Politeness from the end of the answer, deadlines, redirects, progress (issue 17) --------
+
+
+def test_the_delay_runs_from_the_end_of_a_slow_answer(httpserver: HTTPServer) -> None:
+    """wget --wait: a 2 s answer is still followed by the full delay, not at once."""
+    clock = FakeClock()
+
+    def slow(request: Request) -> Response:
+        clock.advance(2.0)  # the forum takes two seconds to answer
+        return Response("ok")
+
+    httpserver.expect_request("/t").respond_with_handler(slow)
+    polite = Fetcher(delay=0.3, retries=1, clock=clock.clock)
+    for _ in range(3):
+        polite.get(httpserver.url_for("/t"))
+    assert clock.sleeps == pytest.approx([0.3, 0.3])
+
+
+def serve_drip(clock: FakeClock, *, announced: int = 100_000, most: int = 200) -> tuple[str, list[int]]:
+    """Headers announcing `announced` bytes, then one byte per (fake) second: the clock moves a
+    second with each byte; the server gives up after `most` bytes. Counts its connections."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    connections = [0]
+
+    def run() -> None:
+        with listener:
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                connections[0] += 1
+                with conn:
+                    conn.recv(65536)
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: "
+                                 + str(announced).encode() + b"\r\n\r\n")
+                    try:
+                        for _ in range(most):
+                            conn.sendall(b"x")
+                            clock.advance(1.0)
+                            threading.Event().wait(0.002)
+                    except OSError:
+                        pass
+
+    threading.Thread(target=run, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/t", connections
+
+
+def test_a_server_dripping_bytes_ends_at_the_request_deadline(sleeps: Sleeps) -> None:
+    clock = FakeClock()
+    url, connections = serve_drip(clock)
+    drip = Fetcher(delay=0, retries=3, timeout=5, deadline=30, clock=clock.clock)
+    with pytest.raises(ForumError) as caught:
+        drip.get(url)
+    assert str(caught.value) == (f"127.0.0.1: no complete answer within 30 s (the request's "
+                                 f"deadline): {url}")
+    assert caught.value.exit_code == EXIT_FORUM
+    assert connections == [1]  # not retried: it would drip again
+
+
+def test_the_runs_time_limit_stops_the_next_request(httpserver: HTTPServer) -> None:
+    clock = FakeClock()
+
+    def slow(request: Request) -> Response:
+        clock.advance(4.0)
+        return Response("ok")
+
+    httpserver.expect_request("/t").respond_with_handler(slow)
+    limited = Fetcher(delay=0, retries=1, clock=clock.clock)
+    began = clock.monotonic()
+    limited.limit_run(10, lambda: 10 - (clock.monotonic() - began))
+    limited.get(httpserver.url_for("/t"))
+    limited.get(httpserver.url_for("/t"))
+    with pytest.raises(ForumError) as caught:  # 8 s gone, 2 left: this answer takes 4
+        limited.get(httpserver.url_for("/t"))
+    assert str(caught.value) == ("127.0.0.1: no complete answer within 10 s (the run's time "
+                                 f"limit): {httpserver.url_for('/t')}")
+    with pytest.raises(ForumError) as spent:
+        limited.get(httpserver.url_for("/t"))
+    assert str(spent.value) == ("127.0.0.1: the run's time limit (10 s) is spent; "
+                                f"{httpserver.url_for('/t')} was not fetched")
+    assert len(httpserver.log) == 3
+
+
+def test_a_redirect_inside_the_forum_is_followed(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/old").respond_with_data("", status=301,
+                                                        headers={"Location": "/new?t=7"})
+    httpserver.expect_request("/new").respond_with_data("<html>topic</html>")
+    response = Fetcher(delay=0).get(httpserver.url_for("/old"))
+    assert (response.url, response.body) == (httpserver.url_for("/new?t=7"), b"<html>topic</html>")
+
+
+def test_a_redirect_to_another_host_is_not_followed(httpserver: HTTPServer) -> None:
+    elsewhere = HTTPServer(host="localhost")  # another host name (the same machine)
+    elsewhere.start()
+    try:
+        elsewhere.expect_request("/").respond_with_data("not the forum")
+        away = elsewhere.url_for("/")
+        httpserver.expect_request("/t").respond_with_data("", status=302,
+                                                          headers={"Location": away})
+        with pytest.raises(ForumError) as caught:
+            Fetcher(delay=0).get(httpserver.url_for("/t"))
+        assert str(caught.value) == (f"127.0.0.1: {httpserver.url_for('/t')} redirects to "
+                                     f"{away}, outside the forum; not followed")
+        assert caught.value.exit_code == EXIT_FORUM
+        assert len(elsewhere.log) == 0 and len(httpserver.log) == 1  # asked once, never there
+    finally:
+        elsewhere.clear()
+        elsewhere.stop()
+
+
+def test_a_redirect_loop_is_one_line(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/a").respond_with_data("", status=302, headers={"Location": "/b"})
+    httpserver.expect_request("/b").respond_with_data("", status=302, headers={"Location": "/a"})
+    with pytest.raises(ForumError) as caught:
+        Fetcher(delay=0).get(httpserver.url_for("/a"))
+    assert str(caught.value) == (f"127.0.0.1: redirect loop: {httpserver.url_for('/a')} leads "
+                                 f"back to {httpserver.url_for('/a')}")
+    assert caught.value.exit_code == EXIT_FORUM
+
+
+@pytest.mark.parametrize("origin,target,allowed", [
+    ("http://forum.example.org/t?t=1", "https://forum.example.org/t?t=1", True),
+    ("https://forum.example.org/t", "https://FORUM.example.org:443/x", True),
+    ("https://forum.example.org/t", "http://forum.example.org/t", False),  # never down to http
+    ("http://forum.example.org/t", "http://forum.example.org:8080/t", False),
+    ("http://forum.example.org/t", "https://evil.example/t", False),
+    ("http://forum.example.org/t", "http://www.forum.example.org/t", False),
+])
+def test_which_redirects_stay_in_the_forum(origin: str, target: str, allowed: bool) -> None:
+    from tally.fetch import _same_site
+
+    assert _same_site(origin, target) is allowed
+
+
+def test_a_gzipped_page_is_read_decoded(httpserver: HTTPServer) -> None:
+    import gzip
+
+    page = "<html>Überall ✓</html>".encode() * 200
+    httpserver.expect_request("/t").respond_with_data(
+        gzip.compress(page), headers={"Content-Encoding": "gzip"}, content_type="text/html")
+    assert Fetcher(delay=0).get(httpserver.url_for("/t")).body == page
+
+
+class Seen:
+    def __init__(self) -> None:
+        self.pages: list[str] = []
+        self.waits: list[float] = []
+
+    def page(self, host: str) -> None:
+        self.pages.append(host)
+
+    def waiting(self, host: str, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def test_progress_counts_pages_and_politeness_waits(httpserver: HTTPServer) -> None:
+    seen, clock = Seen(), FakeClock()
+    httpserver.expect_request("/t").respond_with_data("ok")
+    shown = Fetcher(delay=1.5, retries=1, clock=clock.clock, progress=seen)
+    for _ in range(3):
+        shown.get(httpserver.url_for("/t"))
+    assert seen.pages == ["127.0.0.1"] * 3 and seen.waits == pytest.approx([1.5, 1.5])
+
+
+class Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("out,err,shown", [(True, True, True), (True, False, False),
+                                           (False, True, False), (False, False, False)])
+def test_progress_shows_only_on_a_terminal(out: bool, err: bool, shown: bool) -> None:
+    """A pipe or cron (either stream not a terminal) gets nothing; a terminal the status line."""
+    from tally import progress
+
+    chosen = progress.for_terminal(Stream(out), Stream(err))
+    assert isinstance(chosen, progress.Terminal) is shown
+    if shown:
+        assert isinstance(chosen, progress.Terminal)
+        chosen.page("forum.example.org")
+        chosen.waiting("forum.example.org", 1.0)
+        chosen.stop()
+
+
+def test_a_command_in_a_pipe_prints_no_progress(httpserver: HTTPServer) -> None:
+    assert Fetcher(delay=0).progress is __import__("tally.progress").progress.SILENT
+
+
+def test_count_on_a_redirect_loop_is_one_line_exit_4(httpserver: HTTPServer, tmp_path) -> None:
+    """Issue 17: a loop used to end in requests' TooManyRedirects, a traceback and exit 1."""
+    from fakephpbb import write_game
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    topic = httpserver.url_for("/viewtopic.php") + "?f=2&t=7"
+    httpserver.expect_request("/viewtopic.php").respond_with_data(
+        "", status=302, headers={"Location": "/login.php?redirect=viewtopic"})
+    httpserver.expect_request("/login.php").respond_with_data(
+        "", status=302, headers={"Location": "/viewtopic.php?f=2&t=7"})
+    game = write_game(tmp_path, topic)
+    result = CliRunner().invoke(app, ["count", str(game), "--store", str(tmp_path / "s.sqlite")])
+    assert (result.exit_code, result.stdout) == (4, "")
+    assert result.stderr.startswith("tally: error: 127.0.0.1: redirect loop: ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from tally import scheduled
 from tally.adapters.phpbb_reply import PhpBBReplier
 from tally.cli import app
+from tally.fetch import Fetcher
 from tally.store import Store
 
 
@@ -553,3 +554,29 @@ def test_a_changed_count_goes_into_the_queue_the_same_one_never(board, game, mon
         url=board.url, why="1 vote change since the count posted at 11:00"))
     assert len(board.queue) == 2 and board.bot_posts() == []
     assert [(r.state, r.note) for r in store_rows(game)] == [("posted", "awaiting moderation")] * 2
+
+
+# ---------------------------------------------------------------------------------------------
+# A slow forum: the run's time limit (issue 17)
+
+
+def test_a_run_on_a_slow_forum_ends_within_its_time_limit(board, game, monkeypatch):
+    """Each answer takes 30 s of the board's clock; the run may take 100 s: it stops with one
+    line and exit 4 before the reply, and the next cron run finds no lock held."""
+    clock = board.form_clock
+    board.slow = 30.0
+    monkeypatch.setattr(scheduled, "NETWORK", scheduled.Network(
+        reader=lambda: Fetcher(delay=0, retries=1, clock=clock.clock),
+        poster=lambda session: Fetcher(session=session, delay=0, retries=1, clock=clock.clock),
+        run_limit=100, clock=clock.clock))
+    at(monkeypatch, "2026-01-15 11:00")
+    board.add_post("Alice", "vote: Bob")
+    result = post(game)
+    assert result.exit_code == 4, result.output
+    # read the thread (30 s), the login form (60), log in (90): the reply form comes too late
+    assert result.stderr == ("tally: error: 127.0.0.1: no complete answer within 100 s (the "
+                             f"run's time limit): {board.root}/posting.php?mode=reply&f=2&t=7\n")
+    assert board.bot_posts() == [] and board.requests_to("POST /posting.php") == 0
+    board.slow = 0.0
+    again = post(game)  # the lock was let go; nothing half-written stops the next run
+    assert again.exit_code == 0, again.output
