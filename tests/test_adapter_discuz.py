@@ -453,3 +453,38 @@ def test_sniffing_saved_pages() -> None:
     assert not ENGINE.looks_like((ERRORS / "phpbb-prosilver.html").read_bytes())
     engine = sniff((casefiles.FIXTURES / "discuz" / "trigger-utf8" / "page-1.html").read_bytes())
     assert engine is not None and engine.name == "discuz"
+
+
+# ---------------------------------------------------------------------------------------------
+# The stock X3.4 templates as a guest sees them (fixtures/discuz/stock-x34-*, issue 13)
+
+STOCK = casefiles.FIXTURES / "discuz" / "stock-x34-utf8"
+
+
+@pytest.mark.parametrize("folder", ["stock-x34-utf8", "stock-x34-gbk"])
+def test_a_guests_stock_page_names_what_it_skipped(folder: str) -> None:
+    saved = casefiles.load_case(casefiles.FIXTURES / "discuz" / folder).pages[0]
+    page = ENGINE.parse_page(saved.data, saved.ctx)
+    assert page.thread_id == "64127"
+    assert [p.body.own for p in page.posts[1:]] == [
+        "投票 阿飞", "投票 桃花", "", "投票 老猫", "投票 桃花"]  # no ad's words
+    assert page.notes[0] == ("post 880104: message hidden by the forum (提示: 作者被禁止或删除 内容自动屏蔽): "
+                             "no text to count; read as deleted")
+    assert page.notes[2].startswith("skipped, not posts: ad above a message (a_pt), 6 times; ad "
+                                    "beside a message (a_pr), 5 times; the guest login tip (马上注册")
+
+
+def test_the_reading_notes_reach_the_audit(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    result = CliRunner().invoke(app, ["count", str(STOCK / "game.toml"), "--from", str(STOCK),
+                                      "--fetched-at", "2026-11-20T04:00:00Z", "--format", "text",
+                                      "--store", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 0, result.output
+    assert "桃花 (2): 阿飞, 小李" in result.stdout
+    reading = result.stdout.split("Reading the thread:", 1)[1]
+    assert "post 880104: message hidden by the forum" in reading
+    assert "post 880106: part of the message is hidden from this viewer" in reading
+    assert "the guest login tip" in reading and "ad between posts (a_p), 6 times" in reading
