@@ -887,10 +887,12 @@ class _Reader:
         return first
 
     def _disagrees(self, machine: datetime, reading: Shown) -> bool:
-        shown = times.localise(reading.naive, self.ctx.zone).utc
+        """Compared as wall times in the board's zone: in the hour clocks go back, "02:30" is
+        shown for two instants, and either agrees with it."""
+        wall = times.to_local(machine, self.ctx.zone).replace(tzinfo=None)
         if not reading.has_time:
-            return times.to_local(machine, self.ctx.zone).date() != reading.naive.date()
-        return abs(machine - shown) >= reading.precision
+            return wall.date() != reading.naive.date()
+        return abs(wall - reading.naive) >= reading.precision
 
     def _disagreement(self, machine: datetime, text: str, reading: Shown) -> str:
         shown = reading.naive.strftime("%Y-%m-%d %H:%M" if reading.has_time else "%Y-%m-%d")

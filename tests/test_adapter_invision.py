@@ -586,3 +586,46 @@ def test_ipb3_ignored_user_is_read_from_the_hidden_post_wrap_and_noted() -> None
     assert _reading(page) == _reading(ENGINE.parse_page(saved.data, saved.ctx))
     assert "page 1: post 900102 by Воланд is collapsed for the viewer (an ignored user); read " \
            "from the page" in page.notes
+
+
+# ---------------------------------------------------------------------------------------------
+# The reader skips the date grammar when a display is the machine time in a stock form: that
+# must be exactly when the grammar would find them agreeing (no note, the machine time).
+
+from datetime import timedelta  # noqa: E402
+from zoneinfo import ZoneInfo  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from lxml import html as lxml_html  # noqa: E402
+
+from tally.adapters import invision  # noqa: E402
+
+
+def _reader(zone: str, fetched_at: datetime):
+    ctx = PageContext(url=TOPIC, fetched_at=fetched_at, zone=zone)
+    root = lxml_html.document_fromstring("<html><body></body></html>")
+    return invision._Reader(ENGINE, invision.IPB3, root, {}, ctx)
+
+
+@settings(max_examples=300, deadline=None)
+@given(machine=st.datetimes(min_value=datetime(1995, 1, 1), max_value=datetime(2035, 1, 1),
+                            timezones=st.just(UTC)),
+       zone=st.sampled_from(["Europe/Moscow", "Europe/Berlin", "America/New_York", "UTC"]),
+       later=st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=3)))
+def test_stock_displays_are_those_the_date_grammar_agrees_with(machine: datetime, zone: str,
+                                                                later: timedelta) -> None:
+    reader = _reader(zone, machine + later)
+    for display in reader._stock_displays(machine):
+        assert reader.when("1", machine, (display,)) == (machine, ()), display
+    local = machine.astimezone(ZoneInfo(zone))
+    off_by_one = f"{local.day:02d}.{local.month:02d}.{local.year} {(local.hour + 2) % 24:02d}:{local.minute:02d}"
+    assert off_by_one not in reader._stock_displays(machine)
+
+
+@pytest.mark.parametrize("machine", [datetime(2017, 10, 29, 0, 30, tzinfo=UTC),  # 02:30 CEST
+                                     datetime(2017, 10, 29, 1, 30, tzinfo=UTC)])  # 02:30 CET
+def test_a_display_in_the_hour_clocks_go_back_agrees_with_either_instant(machine: datetime) -> None:
+    reader = _reader("Europe/Berlin", machine + timedelta(hours=5))
+    assert reader.when("1", machine, ("29 October 2017 - 02:30",)) == (machine, ())
+    assert reader.when("1", machine, ("29 October 2017 - 03:45",))[1] != ()  # a real disagreement
