@@ -278,11 +278,14 @@ def today(store: Store, replayed: Replay, game_path: Path,
         return Today(False, (f"not compared: {exc}",))
     then_result, now_result = result_of(replayed.tally), result_of(now)
     versions = len(main.versions) + sum(len(other.versions) for other in others)
-    if all(then_result[k] == now_result[k] for k in COMPARED):
+    differences = compare(then_result, now_result, ("in the snapshot", "today"))
+    # What the count says (day, counts, outcome, verdicts other than window chatter) decides
+    # "the same": the as-of stamp moves with every newer fetch when no --as-of was given, and
+    # that alone is not a different result (issue 17).
+    if all(line.startswith("as-of:") for line in differences):
         return Today(True, (), now, versions)
     reasons = _game_changes(replayed.snapshot.game_text, game.path.read_text(encoding="utf-8"))
     reasons += _page_changes(replayed.main, main)
-    differences = compare(then_result, now_result, ("in the snapshot", "today"))
     if not reasons:
         reasons = ["neither the game file nor the stored pages changed: the count's point in time "
                    "moved (no --as-of was given, so it is the newest fetch)"]

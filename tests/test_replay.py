@@ -265,3 +265,20 @@ def test_the_games_other_threads_are_part_of_the_snapshot(tmp_path: Path,
         [f for f in recorded["gm"]["flags"] if f["rule"] == "R10"]
     assert "(this thread 2, the others 2)" in next(
         f["message"] for f in replayed["gm"]["flags"] if f["player"] == "Гелла")
+
+
+def test_today_is_the_same_when_only_the_point_in_time_moved(game: Path, offline_only: None) -> None:
+    """Issue 17: the thread fetched again later, nothing in it changed that the count reads:
+    the as-of stamp moved with the newer fetch, and that alone is not a different result."""
+    store = game.parent / ".tally" / "game.sqlite"
+    save_thread(store, V.kira_thread(), "2016-01-18 03:10")
+    assert run("audit", str(game), "--offline", now="2016-01-18T03:12:00Z").exit_code == 0
+    save_thread(store, V.kira_thread(), "2016-01-18 03:40")  # the same pages, fetched later
+    again = run("audit", str(game), "--from-snapshot", "1", now="2016-01-18T03:45:00Z")
+    assert again.exit_code == 0, again.output
+    assert again.stdout.splitlines()[-2:] == [
+        "snapshot 1 recomputed exactly: same result as recorded on 2016-01-18 03:12:00 UTC",
+        "today: the same result from the 8 page versions stored now and the current game file"]
+    data = json.loads(run("audit", str(game), "--from-snapshot", "1", "--format", "json",
+                          now="2016-01-18T03:45:00Z").stdout)
+    assert data["today"] == {"same": True, "differences": []}
