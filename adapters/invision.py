@@ -219,10 +219,19 @@ for _tag in dict.fromkeys(tag for tag, *_ in _LANDMARKS):
         _BY_TAG.setdefault(_tag, []).append((_attribute, re.compile(_pattern), _wanted))
 
 
+# A page's list items are many (profile panes, post buttons): the few whose class holds a word
+# of the table are picked by libxml2, the rest of the tags walked (the list stays in page order
+# within each tag, which is all the readers need).
+_ITEMS = etree.XPath("/descendant::li/@class[" + " or ".join(
+    f"contains(., '{value}')" for tag, attribute, value, _ in _LANDMARKS
+    if tag == "li" and attribute == "class") + "]/..")
+_OTHER_TAGS = tuple(tag for tag in _BY_TAG if tag != "li")
+
+
 def _landmarks(doc: HtmlElement) -> dict[str, list[HtmlElement]]:
-    """The page's landmarks by what they are, in page order."""
+    """The page's landmarks by what they are."""
     marks: dict[str, list[HtmlElement]] = {}
-    for element in doc.iter(*_BY_TAG):
+    for element in (*_ITEMS(doc), *doc.iter(*_OTHER_TAGS)):
         for attribute, pattern, wanted in _BY_TAG[element.tag]:
             found = element.get(attribute)
             matched = pattern.search(found) if found is not None else None
