@@ -771,24 +771,31 @@ def _with_page_links(boxes: list[HtmlElement]) -> list[HtmlElement]:
 
 
 _TOPIC_IN = re.compile(r"[?&](?:amp;)?t=(\d+)")
-# Where the template itself names the topic (issue 16), in the order of trust: the canonical link
-# (3.1+), the "Post a reply" button, the topic title's link (3.1+ h2.topic-title > a, subsilver2
-# h2 > a, phpBB 2 a.maintitle), the print/watch/email links of the topic tools. Links inside
-# messages are never read: a member may link any topic.
-_TOPIC_LINKS = (
-    etree.XPath("//link[@rel='canonical']/@href", smart_strings=False),
-    etree.XPath("//a[contains(@href, 'mode=reply')]/@href", smart_strings=False),
-    etree.XPath("//h2/a/@href | //a[contains(@class, 'maintitle')]/@href", smart_strings=False),
-    etree.XPath("//a[contains(@href, 'view=print') or contains(@href, 'watch=topic') or "
-                "contains(@href, 'mode=email')]/@href", smart_strings=False),
-)
+_TOOL_LINKS = ("mode=reply", "view=print", "watch=topic", "mode=email")
 
 
 def _thread_id(root: HtmlElement, boxes: Pagination) -> str | None:
     """The topic id the page itself shows (issue 16: a page served for another topic must be
-    caught), never the requested URL's; None when the page names none."""
-    for path in _TOPIC_LINKS:
-        for href in path(root):
+    caught), never the requested URL's; None when the page names none. Where the template names
+    the topic, in the order of trust: the canonical link (3.1+), then the first of the "Post a
+    reply" button, the print/watch/email links and the topic title's link (3.1+ h2.topic-title
+    > a, subsilver2 h2 > a, phpBB 2 a.maintitle), which all come before the posts, so the walk
+    stops long before the messages (whose links a member may point at any topic); then the
+    pagination links."""
+    head = root.find("head")
+    if head is not None:
+        for link in head.iterchildren("link"):
+            if link.get("rel") == "canonical":
+                found = _TOPIC_IN.search(link.get("href") or "")
+                if found:
+                    return found.group(1)
+    for anchor in root.iter("a"):
+        href = anchor.get("href")
+        if not href or "t=" not in href:
+            continue
+        parent = anchor.getparent()
+        if any(tool in href for tool in _TOOL_LINKS) or "maintitle" in (anchor.get(
+                "class") or "") or (parent is not None and parent.tag == "h2"):
             found = _TOPIC_IN.search(href)
             if found:
                 return found.group(1)

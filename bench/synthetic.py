@@ -156,9 +156,14 @@ TEMPLATES = (
              "//div[starts-with(@id, 'p')][contains(concat(' ', @class, ' '), ' post ')]",
              "string(@id)", 15, pages=(0, 1, 2), prepare=_phpbb_prepare,
              dress_page=_phpbb_dress_page, dress_post=_phpbb_dress_post, url=_phpbb_url),
-    Template("phpBB 2 subSilver", "phpbb", "phpbb2-en",
+    # phpBB 3.3 and 2: pages rendered from the stock templates (fixtures/phpbb/stock_pages.py,
+    # stock_tables.py); the 3.3 guest page keeps its ad blocks in the chrome.
+    Template("phpBB 3.3 prosilver (stock)", "phpbb", "stock-prosilver-33",
+             "//div[starts-with(@id, 'p')][contains(concat(' ', @class, ' '), ' post ')]",
+             "string(@id)", 20),
+    Template("phpBB 2 subSilver", "phpbb", "stock-phpbb2",
              "//tr[td/span[@class='name']/a[@name]]", "string(td/span[@class='name']/a/@name)",
-             15, trailing=2, encoding="windows-1252"),
+             15, pages=(0, 1), trailing=2, encoding="windows-1252"),
     # Forumotion: pages rendered from each theme's stock templates (fixtures/forumotion/
     # stock_pages.py, Etana/template); the sponsored block (post 0) stays in the chrome.
     Template("Forumotion phpBB2", "forumotion", "stock-subsilver-es",
@@ -175,9 +180,11 @@ TEMPLATES = (
              "//div[@id][contains(@class, 'messageUser')]", "string(@id)", 20, pages=(0, 1)),
     Template("jeuxvideo.com legacy", "jv", "legacy",
              "//div[@data-id][contains(@class, 'bloc-message-forum')]", "string(@data-id)", 20),
-    Template("Discuz UTF-8", "discuz", "trigger-utf8",
+    # Discuz: a guest's page rendered from the stock X3.4 templates (fixtures/discuz/
+    # stock_pages.py: guest tip, ads on every floor), in UTF-8 and as a GBK edition serves it.
+    Template("Discuz UTF-8", "discuz", "stock-x34-utf8",
              "id('postlist')/div[starts-with(@id, 'post_')]", "string(@id)", 15),
-    Template("Discuz GBK", "discuz", "gbk-old",
+    Template("Discuz GBK", "discuz", "stock-x34-gbk",
              "id('postlist')/div[starts-with(@id, 'post_')]", "string(@id)", 15, encoding="gbk"),
     # Invision: guest pages rendered from the real IPB 3.4 skin and IPS 4.1 theme
     # (fixtures/invision/*-guest-ru/make_pages.py); a post's <hr /> goes with it, the ad code
