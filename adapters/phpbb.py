@@ -390,7 +390,8 @@ class PhpBB(Engine):
         return Page(url=ctx.url, number=number, count=count, posts=tuple(posts),
                     thread_id=_thread_id(root, boxes), title=_title(root),
                     next_url=self._next_url(boxes, ctx.url, topic, number, count, per_page),
-                    notes=_footer_notes(data, encoding, ctx) + tuple(notes))
+                    notes=_footer_notes(data, encoding, ctx) + tuple(notes),
+                    utc_offset=_footer_offset(data, encoding))
 
     def _why_no_posts(self, root: HtmlElement, data: bytes) -> str:
         text = collapse(_text(root))
@@ -875,6 +876,15 @@ def _footer_notes(data: bytes, encoding: str, ctx: PageContext) -> tuple[str, ..
         hours = offset.total_seconds() / 3600
         return (f"footer says {shown!r}, but {ctx.zone} was UTC{hours:+g} at fetch time",)
     return (f"footer says {shown!r}",)
+
+
+def _footer_offset(data: bytes, encoding: str) -> timedelta | None:
+    """The offset the footer says the page's times are in (Page.utc_offset), if it says one."""
+    at = _last_footer_marker(data)
+    if at < 0:
+        return None
+    found = _FOOTER_ZONE.search(_TAGS.sub(" ", data[at: at + 600].decode(encoding, "replace")))
+    return _stated_offset(collapse(found.group(0))) if found else None
 
 
 def _last_footer_marker(data: bytes) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from tally.model import MissingPage, Page, Post, Thread
 
@@ -85,7 +85,19 @@ def assemble(pages: Iterable[tuple[Page, datetime]], url: str, engine_name: str)
         vanished=_vanished(posts, ordered),
         notes=tuple(dict.fromkeys(note for page, _ in ordered for note in page.notes)),
         missing=missing_pages(ordered),
+        title=next((page.title for page, _ in sorted(ordered, key=lambda item: item[0].number)
+                    if page.title), None),
+        utc_offsets=_offsets(ordered),
     )
+
+
+def _offsets(ordered: list[tuple[Page, datetime]]) -> tuple[tuple[timedelta, datetime], ...]:
+    """Each offset the pages state, with the newest fetch that stated it."""
+    newest: dict[timedelta, datetime] = {}
+    for page, fetched_at in ordered:  # oldest fetch first: the last one seen stays
+        if page.utc_offset is not None:
+            newest[page.utc_offset] = fetched_at
+    return tuple(sorted(newest.items(), key=lambda item: item[1]))
 
 
 def missing_pages(ordered: list[tuple[Page, datetime]]) -> tuple[MissingPage, ...]:

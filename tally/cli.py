@@ -495,7 +495,8 @@ def init(
     timezone: str | None = typer.Option(None, "--timezone", help="The zone the forum shows "
                                            "times in (IANA, e.g. Europe/Madrid). Default: the "
                                            "engine's default zone, marked CHECK in the file."),
-    preset: str = typer.Option("majority", "--preset", help="kira | majority"),
+    preset: str = typer.Option("majority", "--preset", help="The rulebook: any preset `count` "
+                               "knows (espia, kira, lupus, mafia-ru, majority, trigger-cn)."),
     out: Path = typer.Option(Path("game.toml"), "--out", "-o", dir_okay=False,
                              help="The game file to write."),
     fetched_at: str | None = FetchedAtOpt,
@@ -512,26 +513,53 @@ def init(
 
 def _first_game_file(url: str, source: Path | None, zone: str | None, preset: str, out: Path,
                      fetched_at: str | None) -> str:
-    from tally import adapters, crawl, saved
+    from tally import adapters, crawl, rules, saved
     from tally import init as first_file
     from tally.fetch import Fetcher
     from tally.store import Store
 
+    rules.get(preset)  # an unknown preset: one line, before any reading
     forced, plain_url = adapters.split_forced(url)
     engine = _init_engine(plain_url, forced, source)
     zone_name = zone or engine.default_zone
     times.zone(zone_name)  # an unknown zone: one line, before any reading
-    if source is not None:
-        stated = times.parse_game_time(fetched_at, zone_name).utc if fetched_at else None
-        thread = saved.read_saved_pages(source, engine, zone=zone_name, url=plain_url,
-                                        fetched_at=stated)
-    else:
-        store = Store(out.parent / ".tally" / f"{out.stem}.sqlite")
-        thread = crawl.read_thread(plain_url, engine, zone=zone_name, store=store,
-                                   fetcher=Fetcher())
-    options = first_file.InitOptions(url=plain_url, engine=engine.name, zone=zone_name,
-                                     zone_given=zone is not None, preset=preset, title=out.stem)
+    store = None if source is not None else Store(out.parent / ".tally" / f"{out.stem}.sqlite")
+
+    def read(zone_name: str, offline: bool = False) -> Thread:
+        if source is not None:
+            stated = times.parse_game_time(fetched_at, zone_name).utc if fetched_at else None
+            return saved.read_saved_pages(source, engine, zone=zone_name, url=plain_url,
+                                          fetched_at=stated)
+        return crawl.read_thread(plain_url, engine, zone=zone_name, store=store,
+                                 fetcher=None if offline else Fetcher(), offline=offline)
+
+    thread = read(zone_name)
+    proposal = first_file.propose_zone(thread, zone, engine.default_zone, engine.name,
+                                       _board_language(source, store, engine, plain_url))
+    if proposal.zone != zone_name:  # the pages' times read again in the zone proposed
+        thread = read(proposal.zone, offline=True)
+    options = first_file.InitOptions(url=plain_url, engine=engine.name, zone=proposal.zone,
+                                     zone_given=zone is not None, preset=preset,
+                                     title=thread.title or out.stem, zone_note=proposal.note)
     return first_file.render(thread, options)
+
+
+def _board_language(source: Path | None, store: Store | None, engine: Engine,
+                    url: str) -> str | None:
+    """The language the board's pages declare (<html lang>): the first saved page's, or the
+    stored first page's."""
+    from tally import init as first_file
+    from tally.saved import SAVED_PAGE_SUFFIXES
+
+    if source is not None:
+        for path in sorted(source.iterdir()):
+            if path.is_file() and path.suffix.lower() in SAVED_PAGE_SUFFIXES:
+                return first_file.page_language(path.read_bytes())
+        return None
+    if store is None:
+        return None
+    versions = store.page_versions(engine.thread_key(url), 1)
+    return first_file.page_language(versions[0].body) if versions else None
 
 
 def _init_engine(url: str, forced: str | None, source: Path | None) -> Engine:

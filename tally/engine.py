@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from tally import rules, times
 from tally.errors import InputError
 from tally.extract import Extractor
 from tally.game import Day, Game
-from tally.model import Post, Tally, Thread
+from tally.model import Finding, Post, Tally, Thread
 from tally.rules.preset import Preset
 
 
@@ -70,6 +70,9 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
     ballots = [extractor.ballot(p) for p in at.posts]
     elsewhere = other_threads(others, thread, at.day, at.point)
     tally = at.preset.judge(ballots, game, at.day, at.point, thread.history, others=elsewhere)
+    zone_flags = zone_contradictions(thread, game)
+    if zone_flags:
+        tally = replace(tally, findings=tally.findings + zone_flags)
     reading = thread.notes
     if as_of is not None and thread.fetched_at is not None and as_of > thread.fetched_at:
         reading += (f"asked as of {as_of:%Y-%m-%d %H:%M:%S} UTC, but the pages were fetched "
@@ -77,6 +80,28 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
                     "after is not known",)
     # Pages skipped as unreadable, archive records left out: the GM must know what was not read.
     return replace(tally, reading=reading) if reading else tally
+
+
+def zone_contradictions(thread: Thread, game: Game) -> tuple[Finding, ...]:
+    """The pages say which offset their times are in (phpBB's "All times are UTC-03:00"); a
+    game file whose zone is another offset then reads every time, every deadline, hours off:
+    late votes count and valid ones are late (issue 16). The GM must fix the zone."""
+    flags = []
+    for offset, seen in thread.utc_offsets:
+        ours = times.zone(game.timezone).utcoffset(seen)
+        if ours != offset:
+            flags.append(Finding(
+                "zone", f"the pages say their times are {times.offset_text(offset)} (fetched "
+                f"{seen:%Y-%m-%d %H:%M} UTC), but the game file's timezone {game.timezone} was "
+                f"{times.offset_text(ours or timedelta())} then: every time is read "
+                f"{_hours(offset - (ours or timedelta()))} off; set timezone to the forum's "
+                f"zone", needs_gm=True))
+    return tuple(flags)
+
+
+def _hours(delta: timedelta) -> str:
+    hours = abs(delta.total_seconds()) / 3600
+    return f"{hours:g} hour{'s' if hours != 1 else ''}"
 
 
 def require_whole(thread: Thread, day: Day, point: datetime) -> None:

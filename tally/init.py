@@ -9,14 +9,15 @@ written all the same.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from tally import times
+from tally import names, times
 from tally.errors import InputError
 from tally.model import Post, Thread
 
-PRESETS = ("kira", "majority")
 DEFAULT_PRESET = "majority"
 FIRST_DAY_LENGTH = timedelta(hours=24)  # the deadline placeholder: one day after the start
 
@@ -32,7 +33,8 @@ class InitOptions:
     zone: str  # IANA zone the forum shows times in
     zone_given: bool = False  # True when the user stated it (--timezone), not the engine default
     preset: str = DEFAULT_PRESET
-    title: str = "New game"
+    title: str = "New game"  # the topic's title when the pages show one (Thread.title)
+    zone_note: str = ""  # why this zone (propose_zone): the comment beside `timezone`
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,9 @@ def toml_string(text: str) -> str:
     for ch in text:
         if ch in _SHORT_ESCAPES:
             out.append(_SHORT_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F or unicodedata.category(ch) == "Cf":
+            # Control characters, and invisible ones (a bidi override would turn the rest of
+            # the line around in an editor, issue 17): escaped, the same string once read.
             out.append(f"\\u{ord(ch):04X}")
         else:
             out.append(ch)
@@ -91,16 +95,106 @@ def game_time(utc: datetime, zone: str) -> str:
     return f"{naive:%Y-%m-%d %H:%M:%S}"
 
 
+@dataclass(frozen=True, slots=True)
+class ZoneProposal:
+    zone: str
+    note: str  # the comment beside `timezone`, "CHECK: …" when the GM must look
+
+
+def propose_zone(thread: Thread, given: str | None, default: str, engine: str,
+                 language: str | None) -> ZoneProposal:
+    """The zone for the file (issue 16). The pages may state the offset their times are shown
+    in (phpBB's "All times are UTC-03:00"): the zones at that offset when the pages were
+    fetched are proposed, those of countries speaking the board's language first; a zone the
+    user gave that disagrees with the pages is marked. Without a statement: the zone given,
+    else the engine's default, to check."""
+    stated = thread.utc_offsets[-1] if thread.utc_offsets else None
+    if stated is None:
+        if given:
+            return ZoneProposal(given, "the zone the forum shows times in (--timezone)")
+        return ZoneProposal(default, f"CHECK: the zone the forum shows times in (the {engine} "
+                                     "default; the pages do not say)")
+    offset, seen = stated
+    says = f"the pages say their times are {times.offset_text(offset)}"
+    if given:
+        now = times.zone(given).utcoffset(seen) or timedelta()
+        if now == offset:
+            return ZoneProposal(given, f"the zone you gave (--timezone); {says}")
+        return ZoneProposal(given, f"CHECK: {says}, but {given} was "
+                                   f"{times.offset_text(now)} then (--timezone)")
+    candidates = _ranked(times.zones_at_offset(offset, seen), language)
+    if not offset:  # "All times are UTC": UTC itself first, a zone with no summer time
+        candidates.insert(0, "UTC")
+    if not candidates:
+        return ZoneProposal(default, f"CHECK: {says}, and no zone is at that offset now "
+                                     f"(the {engine} default)")
+    spoken = f", where {language} is spoken first" if language else ""
+    listed = ", ".join(candidates[:6]) + (", …" if len(candidates) > 6 else "")
+    return ZoneProposal(candidates[0], f"CHECK: {says} ({seen:%Y-%m-%d}); zones at that "
+                                       f"offset then{spoken}: {listed}")
+
+
+def _ranked(zones: list[tuple[str, tuple[str, ...]]], language: str | None) -> list[str]:
+    """One zone per country (the tz table's first), the board's language's countries first."""
+    from babel.languages import get_territory_language_info
+
+    def share(countries: tuple[str, ...]) -> float:
+        if not language:
+            return 0.0
+        info = get_territory_language_info(countries[0])
+        return float(info.get(language, {}).get("population_percent") or 0.0)
+
+    first: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for zone, countries in zones:
+        first.setdefault(countries[0], (zone, countries))
+    ordered = sorted(first.values(), key=lambda row: -share(row[1]))  # stable: table order
+    return [zone for zone, _ in ordered]
+
+
+_HTML_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z]{2,3})", re.IGNORECASE)
+
+
+def page_language(data: bytes) -> str | None:
+    """The language a page declares (<html lang="en-gb">: "en"), if it declares one."""
+    found = _HTML_LANG.search(data[:4096])
+    return found.group(1).decode("ascii").lower() if found else None
+
+
+def suspicious(name: str, others: list[str]) -> list[str]:
+    """Why a poster's name needs a look before it goes into posts (issue 17): brackets (read
+    as BBCode or HTML where a post shows the name), invisible characters (bidi overrides turn
+    the line around, zero-width ones hide a difference), a look-alike of another poster."""
+    why = []
+    if any(ch in name for ch in "[]<>"):
+        why.append("brackets")
+    if any(unicodedata.category(ch) == "Cf" for ch in name):
+        why.append("invisible characters (direction controls or zero-width)")
+    key = names.lookalike(name)
+    twins = [other for other in others if other != name and names.lookalike(other) == key]
+    if twins:
+        why.append("looks like " + ", ".join(shown(other) for other in twins))
+    return why
+
+
+def shown(name: str) -> str:
+    """A name for a comment line: quoted, control and invisible characters as \\u escapes."""
+    return '"' + "".join(f"\\u{ord(ch):04X}" if unicodedata.category(ch) in ("Cc", "Cf")
+                         else ch for ch in name) + '"'
+
+
 def render(thread: Thread, options: InitOptions) -> str:
     """The first game file for `thread`, as TOML text."""
-    if options.preset not in PRESETS:
-        raise InputError(f"unknown preset {options.preset!r} (known: {', '.join(PRESETS)})")
+    from tally import rules
+
+    if options.preset not in rules.names():  # every preset `count` knows
+        raise InputError(f"unknown preset {options.preset!r} (known: "
+                         f"{', '.join(sorted(rules.names()))})")
     times.zone(options.zone)  # an unknown zone is a one-line InputError here, not in the file
     proposal = propose(thread)
     parts = [
         _head(thread, options, proposal),
         _thread_table(options),
-        _roster(proposal),
+        _roster(proposal, [post.author.strip() for post in (proposal.gm, *proposal.players)]),
         _first_day(proposal, options),
         _votes_table(),
     ]
@@ -113,15 +207,19 @@ def _line(code: str, comment: str) -> str:
 
 
 def _head(thread: Thread, options: InitOptions, proposal: Proposal) -> str:
-    zone_note = ("the zone you gave (--timezone)" if options.zone_given
-                 else f"the {options.engine} default")
+    from tally import rules
+
+    zone_note = options.zone_note or (
+        "the zone the forum shows times in (--timezone)" if options.zone_given
+        else f"CHECK: the zone the forum shows times in (the {options.engine} default)")
     return "\n".join([
         f"# A first game file, written by `tally init` from {thread.url}",
         f"# ({len(thread.posts)} posts read). Check every line marked CHECK before the first count.",
-        f"title = {toml_string(options.title)}",
-        _line(f"preset = {toml_string(options.preset)}", "the rulebook: kira | majority"),
-        _line(f"timezone = {toml_string(options.zone)}",
-              f"CHECK: the zone the forum shows times in ({zone_note})"),
+        _line(f"title = {toml_string(options.title)}", "the topic's title" if thread.title
+              else "the game's name in tallies"),
+        _line(f"preset = {toml_string(options.preset)}",
+              f"the rulebook: {' | '.join(sorted(rules.names()))}"),
+        _line(f"timezone = {toml_string(options.zone)}", zone_note),
         "# Accounts whose edits never void a vote and who never vote; proposed: the opening poster.",
         _line(f"staff = [{toml_string(proposal.gm.author)}]", "CHECK: the GM and co-moderators"),
         "",
@@ -139,7 +237,7 @@ def _thread_table(options: InitOptions) -> str:
     ])
 
 
-def _roster(proposal: Proposal) -> str:
+def _roster(proposal: Proposal, posters: list[str]) -> str:
     lines = [
         "# The roster: every author of the thread except the opening poster. CHECK: remove",
         "# spectators, add players who have not posted yet, and aliases (in-game names).",
@@ -153,6 +251,10 @@ def _roster(proposal: Proposal) -> str:
         ]
         return "\n".join(lines)
     for post in proposal.players:
+        why = suspicious(post.author.strip(), posters)
+        if why:
+            lines.append(f"# CHECK: the name {shown(post.author.strip())} has {'; '.join(why)}: "
+                         "is it a player, and the account you mean?")
         lines.append("[[players]]")
         lines.append(_line(f"name = {toml_string(post.author.strip())}",
                            "the name in tallies (the account name as shown)"))

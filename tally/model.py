@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Literal
 
@@ -144,6 +144,9 @@ class Page:
     title: str | None = None
     next_url: str | None = None
     notes: tuple[str, ...] = ()  # page-level notes (e.g. "footer says UTC-03:00")
+    # The UTC offset the page says its times are shown in (phpBB's "All times are UTC-03:00"),
+    # when it says one: a check on the game file's zone (issue 16).
+    utc_offset: timedelta | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +182,9 @@ class Thread:
     vanished: frozenset[str] = frozenset()
     notes: tuple[str, ...] = ()
     missing: tuple[MissingPage, ...] = ()  # pages of the thread no page read shows
+    title: str | None = None  # the topic's title, as its first page shows it
+    # Each UTC offset the pages say their times are shown in, with the newest fetch that said it.
+    utc_offsets: tuple[tuple[timedelta, datetime], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------

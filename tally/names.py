@@ -413,3 +413,10 @@ class Roster:
             if score > best.get(player, -1.0):
                 best[player] = score
         return sorted(best.items(), key=lambda item: (-item[1], item[0]))
+
+
+def lookalike(text: str) -> str:
+    """The form two names share when they look alike: normalised, with the Cyrillic and Greek
+    letters that render as Latin ones read as those (`tally init` flags an account whose name
+    looks like another poster's, issue 17)."""
+    return _skeleton(normalise(text))

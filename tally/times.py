@@ -124,6 +124,45 @@ def zone_abbreviation(utc: datetime, zone_name: str) -> str:
     return to_local(utc, zone_name).tzname() or zone_name
 
 
+def offset_text(offset: timedelta) -> str:
+    """An offset as forums state it: "UTC-03:00", "UTC+05:30", "UTC"."""
+    if not offset:
+        return "UTC"
+    minutes = int(offset.total_seconds() // 60)
+    sign = "-" if minutes < 0 else "+"
+    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def zones_at_offset(offset: timedelta, at: datetime) -> list[tuple[str, tuple[str, ...]]]:
+    """Every zone of the tz database's zone1970.tab (one per region whose clocks have agreed
+    since 1970) that is `offset` from UTC at `at`, with its countries, in the table's order."""
+    found = []
+    for name, countries in _zone_table():
+        try:
+            if zone(name).utcoffset(at) == offset:
+                found.append((name, countries))
+        except InputError:
+            continue  # listed by a newer table than this Python's zone data
+    return found
+
+
+@lru_cache(maxsize=1)
+def _zone_table() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    from importlib import resources
+
+    try:
+        text = (resources.files("tzdata") / "zoneinfo" / "zone1970.tab").read_text("utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):  # the system's copy of the same table
+        with open("/usr/share/zoneinfo/zone1970.tab", encoding="utf-8") as table:
+            text = table.read()
+    rows = []
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            codes, _, name = line.split("\t")[:3]
+            rows.append((name, tuple(codes.split(","))))
+    return tuple(rows)
+
+
 def local_now(fetched_at: datetime, zone_name: str) -> datetime:
     """The fetch time as a naive wall time in the forum's zone: the anchor of relative dates."""
     return to_local(fetched_at, zone_name).replace(tzinfo=None)

@@ -206,3 +206,95 @@ def test_an_as_of_after_the_fetch_is_counted_as_of_the_fetch_and_says_so() -> No
                "2099-01-01 00:00", "-f", "text")
     assert ("asked as of 2099-01-01 00:00:00 UTC, but the pages were fetched 2016-01-18 "
             "03:10:00 UTC: counted as of then, what came after is not known") in text.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# The public post: no contradiction, and the players see what waits for the GM
+
+
+def link(post: int) -> str:
+    return f"[url=https://forum.example.org/viewtopic.php?p={post}#p{post}]"
+
+
+def test_the_final_kira_post_says_who_is_eliminated_without_contradicting_itself() -> None:
+    """It said "Nobody is eliminated with fewer than 3 votes." and then "Dan is eliminated":
+    the threshold now explains only an outcome with nobody eliminated. The vote for a name
+    that is no player (post 5015, C2) waits for the GM: the post says so, without the name."""
+    result = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "[b][u]Vote count, day 1 (final): Kira, game 3[/u][/b]\n"
+        "\n"
+        f"[b]Dan[/b] (4): {link(5003)}Bob[/url], {link(5009)}Frank[/url], "
+        f"{link(5022)}Grace[/url], {link(5024)}Ivan[/url]\n"
+        f"[b]Bob[/b] (2): {link(5004)}Carol[/url], {link(5012)}Alice[/url]\n"
+        f"[b]Carol[/b] (2): {link(5007)}Eve[/url], {link(5013)}Judy[/url]\n"
+        "\n"
+        "[b]Not voting[/b] (2): Dan, Heidi\n"
+        "Dan is eliminated (K10: most votes (4))\n"
+        "1 vote waits for the moderator: its name points at no one player clearly. This count may "
+        "still change.\n"
+        "\n"
+        "Counted up to post 5060, as of 2016-01-18 03:10:00 UTC.\n"
+        "Deadline: 2016-01-18 02:59:59 UTC.\n"
+        "Counted by tally 0.1.0, preset kira.\n")
+
+
+def test_a_kira_count_with_nobody_at_three_votes_states_the_threshold() -> None:
+    result = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "--as-of",
+                 "5013", "-f", "markdown")
+    assert result.exit_code == 0, result.output
+    rules = result.stdout.split("**Not voting** (3): Dan, Heidi, Ivan\n")[1].split("\n\n")[0]
+    assert rules == ("Nobody is eliminated with fewer than 3 votes.\n"
+                     "No elimination (K9: nobody has 3 votes (most: Dan, Bob, Carol with 2))")
+
+
+def test_the_votes_waiting_for_the_gm_are_said_in_the_games_language() -> None:
+    result = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT, "--lang", "es")
+    assert result.exit_code == 0, result.output
+    assert ("1 voto espera al moderador: su nombre no señala claramente a un solo jugador. "
+            "Este recuento aún puede cambiar.") in result.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# The game file's zone against the offset the pages state
+
+
+STOCK = ROOT / "fixtures" / "phpbb" / "stock-prosilver-33"  # "All times are UTC-03:00"
+
+
+def test_a_zone_the_pages_contradict_is_flagged_for_the_gm(tmp_path: Path) -> None:
+    """timezone = "UTC" for a board showing UTC-03:00 reads every time three hours off: the
+    GM report flags it and --strict exits 5; the board's own zone raises no flag."""
+    at = ["--fetched-at", "2026-11-20T15:00:00Z"]
+    wrong = tmp_path / "game.toml"
+    wrong.write_text((STOCK / "game.toml").read_text(encoding="utf-8").replace(
+        'timezone = "America/Argentina/Buenos_Aires"', 'timezone = "UTC"'), encoding="utf-8")
+    flagged = run("count", str(wrong), "--from", str(STOCK), *at, "-f", "json")
+    assert flagged.exit_code == 0, flagged.output
+    zone = [f for f in json.loads(flagged.stdout)["gm"]["flags"] if f["rule"] == "zone"]
+    assert [f["message"] for f in zone] == [
+        "the pages say their times are UTC-03:00 (fetched 2026-11-20 15:00 UTC), but the game "
+        "file's timezone UTC was UTC then: every time is read 3 hours off; set timezone to the "
+        "forum's zone"]
+    assert run("count", str(wrong), "--from", str(STOCK), *at, "--strict").exit_code == 5
+    right = run("count", str(STOCK / "game.toml"), "--from", str(STOCK), *at, "-f", "json")
+    assert not [f for f in json.loads(right.stdout)["gm"]["flags"] if f["rule"] == "zone"]
+
+
+def test_a_board_answering_the_game_url_with_another_topics_page(
+        tmp_path: Path, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No redirect at all: the game's own address serves topic 77's page (a merged topic, a
+    wrong t= the board maps elsewhere). The page says which topic it is: exit 4, nothing
+    counted, and offline the store's copy of it is no count either."""
+    monkeypatch.setitem(Fetcher.__init__.__kwdefaults__, "delay", 0.0)
+    httpserver.expect_request("/viewtopic.php").respond_with_data(
+        (SPANISH / "page-1.html").read_bytes(), content_type="text/html; charset=UTF-8")
+    game = tmp_path / "game.toml"
+    game.write_text((KIRA / "game.toml").read_text(encoding="utf-8").replace(
+        "https://forum.example.org", httpserver.url_for("").rstrip("/")), encoding="utf-8")
+    store = ["--store", str(tmp_path / "s.sqlite")]
+    online = run("count", str(game), *store, env={"TALLY_NOW": "2016-01-18T03:10:00Z"})
+    one_line_error(online, 4, "page 1 is from topic 77, not 412")
+    offline = run("count", str(game), *store, "--offline")
+    one_line_error(offline, 4, "page 1 is from topic 77, not 412")

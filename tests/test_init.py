@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import tomllib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -107,9 +108,9 @@ def test_a_thread_with_only_the_opening_post_still_gives_a_valid_file(tmp_path: 
 
 
 def test_unknown_preset_or_zone_is_an_input_error():
-    with pytest.raises(InputError, match="unknown preset 'lupus'"):
+    with pytest.raises(InputError, match="unknown preset 'lupos'"):
         render(thread_of(("GM", "1"), ("Ann", "2")),
-               InitOptions(url="u", engine="phpbb", zone="UTC", preset="lupus"))
+               InitOptions(url="u", engine="phpbb", zone="UTC", preset="lupos"))
     with pytest.raises(InputError):
         render(thread_of(("GM", "1"), ("Ann", "2")),
                InitOptions(url="u", engine="phpbb", zone="Mars/Olympus"))
@@ -182,7 +183,7 @@ def test_engine_prefix_and_timezone_are_used(tmp_path: Path):
     loaded = game.load(out)
     assert loaded.board.engine == "phpbb" and loaded.timezone == "Europe/London"
     assert loaded.thread_url == "https://games.example.net/thread/412"
-    assert "(the zone you gave (--timezone))" in out.read_text(encoding="utf-8")
+    assert "# the zone you gave (--timezone)" in out.read_text(encoding="utf-8")
 
 
 def test_an_existing_file_is_never_overwritten_without_force(tmp_path: Path):
@@ -201,7 +202,7 @@ def test_an_existing_file_is_never_overwritten_without_force(tmp_path: Path):
 @pytest.mark.parametrize("args,words", [
     (["https://games.example.net/thread/412"], "not a thread URL of a known forum engine"),
     ([KIRA_URL, "--from", str(KIRA), "--timezone", "Mars/Olympus"], "Mars/Olympus"),
-    ([KIRA_URL, "--from", str(KIRA), "--preset", "lupus"], "unknown preset"),
+    ([KIRA_URL, "--from", str(KIRA), "--preset", "lupos"], "unknown preset"),
 ])
 def test_bad_input_is_one_line_and_exit_3(tmp_path: Path, args: list[str], words: str):
     out = tmp_path / "g.toml"
@@ -235,3 +236,113 @@ def test_init_online_reads_the_thread_into_the_store_beside_the_file(
     assert len(loaded.players) == 11  # Alice … Judy and Watari (a spectator: CHECK says so)
     offline = run("count", str(out), "--offline")
     assert offline.exit_code == 0, offline.output
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 16 and 17: the zone the pages state, the topic's title, every preset, suspicious names
+
+STOCK = FIXTURES / "phpbb" / "stock-prosilver-33"  # phpBB 3.3.11: "All times are UTC-03:00"
+STOCK_URL = "https://mafia.example.org/forum/viewtopic.php?t=5120"
+STOCK_AT = ["--fetched-at", "2026-11-20T15:00:00Z"]
+
+
+def timezone_line(path: Path) -> str:
+    return next(line for line in path.read_text("utf-8").splitlines()
+                if line.startswith("timezone"))
+
+
+def test_init_proposes_the_zones_at_the_offset_the_pages_state(tmp_path: Path):
+    """It wrote timezone = "UTC" (the phpBB default) for a board saying "All times are
+    UTC-03:00": every deadline three hours off. Now a zone at UTC-03:00 when the pages were
+    fetched, the board's language (en-gb) first, marked CHECK, the others listed."""
+    out = tmp_path / "game.toml"
+    result = run("init", STOCK_URL, "--from", str(STOCK), "--out", str(out), *STOCK_AT)
+    assert result.exit_code == 0, result.output
+    loaded = game.load(out)
+    fetched = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)
+    from zoneinfo import ZoneInfo
+
+    assert ZoneInfo(loaded.timezone).utcoffset(fetched) == timedelta(hours=-3)
+    assert loaded.timezone == "Atlantic/Stanley"  # the Falklands: English spoken, UTC-3 then
+    line = timezone_line(out)
+    assert ("# CHECK: the pages say their times are UTC-03:00 (2026-11-20); zones at that "
+            "offset then, where en is spoken first: Atlantic/Stanley, ") in line
+    assert "America/Argentina/Buenos_Aires" in line and "America/Belem" in line
+    assert loaded.title == "Mafia XIV - Day 2"  # the topic's title, not "game"
+    # The opening post's time is read in the zone proposed: 12:00 at UTC-3 is 15:00 UTC.
+    counted = run("count", str(out), "--from", str(STOCK), *STOCK_AT, "-f", "json")
+    assert counted.exit_code == 0, counted.output
+    assert not [f for f in json.loads(counted.stdout)["gm"]["flags"] if f["rule"] == "zone"]
+
+
+def test_init_marks_a_given_zone_that_the_pages_contradict(tmp_path: Path):
+    out = tmp_path / "game.toml"
+    result = run("init", STOCK_URL, "--from", str(STOCK), "--out", str(out), *STOCK_AT,
+                 "--timezone", "UTC")
+    assert result.exit_code == 0, result.output
+    assert game.load(out).timezone == "UTC"
+    assert timezone_line(out).endswith(
+        "# CHECK: the pages say their times are UTC-03:00, but UTC was UTC then (--timezone)")
+    agreeing = tmp_path / "agreeing.toml"
+    assert run("init", STOCK_URL, "--from", str(STOCK), "--out", str(agreeing), *STOCK_AT,
+               "--timezone", "America/Sao_Paulo").exit_code == 0
+    assert timezone_line(agreeing).endswith(
+        "# the zone you gave (--timezone); the pages say their times are UTC-03:00")
+
+
+def test_init_without_a_stated_offset_keeps_the_engines_default_to_check(tmp_path: Path):
+    out = tmp_path / "game.toml"  # kira-en's footer says "All times are UTC": it does state one
+    result = run("init", "https://bbs.tuilisha.cn/forum.php?mod=viewthread&tid=88231", "--from",
+                 str(FIXTURES / "discuz" / "trigger-utf8"), "--out", str(out),
+                 "--fetched-at", "2026-11-20T04:00:00Z")
+    assert result.exit_code == 0, result.output
+    assert timezone_line(out).endswith("# CHECK: the zone the forum shows times in (the discuz "
+                                       "default; the pages do not say)")
+
+
+def test_init_knows_every_preset_count_knows(tmp_path: Path):
+    from tally import rules
+
+    for preset in rules.names():
+        out = tmp_path / f"{preset}.toml"
+        result = run("init", KIRA_URL, "--from", str(KIRA), "--out", str(out), "--preset",
+                     preset, "--fetched-at", "2016-01-18 03:10")
+        assert result.exit_code == 0, (preset, result.output)
+        assert game.load(out).preset == preset
+    refused = run("init", KIRA_URL, "--from", str(KIRA), "--out", str(tmp_path / "x.toml"),
+                  "--preset", "espía")
+    assert refused.exit_code == 3
+    assert "unknown preset 'espía' (known: espia, kira, lupus, mafia-ru, majority, " \
+           "trigger-cn)" in refused.stderr
+
+
+def test_init_flags_suspicious_names_in_the_file_it_writes(tmp_path: Path):
+    """Issue 17: a name with brackets (BBCode injection), one with a right-to-left override,
+    and a look-alike of another poster (a Cyrillic А in "Аlice") are each marked CHECK."""
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    for page in KIRA.glob("page-*.html"):
+        data = page.read_bytes()
+        data = data.replace(b'class="username">Judy<',
+                            b'class="username">Judy[/url][url=http://evil.example]pwn<')
+        data = data.replace(b'class="username">Eve<', 'class="username">Аlice<'.encode())
+        data = data.replace(b'class="username">Heidi<', 'class="username">Hei\u202edi<'.encode())
+        (folder / page.name).write_bytes(data)
+    out = tmp_path / "game.toml"
+    result = run("init", KIRA_URL, "--from", str(folder), "--out", str(out),
+                 "--fetched-at", "2016-01-18 03:10")
+    assert result.exit_code == 0, result.output
+    checks = [line for line in out.read_text("utf-8").splitlines()
+              if line.startswith("# CHECK: the name")]
+    asked = ": is it a player, and the account you mean?"
+    assert sorted(checks) == sorted([
+        '# CHECK: the name "Alice" has looks like "Аlice"' + asked,
+        '# CHECK: the name "Аlice" has looks like "Alice"' + asked,
+        '# CHECK: the name "Hei\\u202Edi" has invisible characters (direction controls or '
+        'zero-width)' + asked,
+        '# CHECK: the name "Judy[/url][url=http://evil.example]pwn" has brackets' + asked,
+    ])
+    # The override never reaches the file as such (an editor would turn the line around); the
+    # name reads back as the forum shows it.
+    assert "\u202e" not in out.read_text("utf-8")
+    assert "Hei\u202edi" in [p.name for p in game.load(out).players]

@@ -257,7 +257,7 @@ def _count_section(tally: Tally, final: bool, t: Lang) -> str:
         parts.append("<p>" + escape(t.n_("With {alive} alive, it takes {n} to eliminate.",
                                           "With {alive} alive, it takes {n} to eliminate.",
                                           alive=len(tally.living), n=tally.majority)) + "</p>")
-    if tally.threshold is not None:
+    if tally.threshold is not None and tally.outcome.result != "eliminated":  # as the post (K9)
         parts.append("<p>" + escape(t.n_("Nobody is eliminated with fewer than {n} votes.",
                                           "Nobody is eliminated with fewer than {n} votes.",
                                           n=tally.threshold)) + "</p>")

@@ -128,13 +128,28 @@ def rule_lines(tally: Tally, final: bool, t: Lang | None = None,
         lines.append(t.n_("With {alive} alive, it takes {n} to eliminate.",
                           "With {alive} alive, it takes {n} to eliminate.",
                           alive=len(tally.living), n=tally.majority))
-    if tally.threshold is not None:
+    # The threshold stated beside an elimination read as a contradiction ("Nobody is eliminated
+    # with fewer than 3 votes." then "Dan is eliminated"): it is said where it explains the
+    # outcome, when nobody is (yet) eliminated (K9).
+    if tally.threshold is not None and tally.outcome.result != "eliminated":
         lines.append(t.n_("Nobody is eliminated with fewer than {n} votes.",
                           "Nobody is eliminated with fewer than {n} votes.", n=tally.threshold))
     lines.append(outcome_line(tally, final, t, clean))
+    waiting = votes_for_the_gm(tally)
+    if waiting:  # issue 16: the players see that the GM still decides, not only --strict
+        lines.append(t.n_("{n} vote waits for the moderator: its name points at no one player "
+                          "clearly. This count may still change.",
+                          "{n} votes wait for the moderator: their names point at no one player "
+                          "clearly. This count may still change.", n=waiting))
     if tally.seed:
         lines.append(t._("Random draw seed: {seed}", seed=tally.seed))
     return lines
+
+
+def votes_for_the_gm(tally: Tally) -> int:
+    """How many votes wait for the GM's decision on their name (C2): only their number is
+    public, never what was written or by whom."""
+    return sum(1 for f in tally.findings if f.rule == "C2" and f.needs_gm and not f.secret)
 
 
 def render_post(tally: Tally, dialect_name: str, lang: str = "en") -> str:
