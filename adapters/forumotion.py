@@ -126,10 +126,12 @@ _THEME_ORDERS = {name: _theme_order(name) for name in (*(t.name for t in THEMES)
 _POSTS = etree.XPath("/descendant::*/@class[contains(., 'post--')]/..")
 _POST_CLASS = re.compile(r"(?:^|\s)post--(\d+)(?:\s|$)")
 _POST_IDS = re.compile(rb"post--(\d+)")
-# Text nodes that may start an edit notice (§1.4 wordings; every one holds "di").
+# Text nodes that may start an edit notice (§1.4 wordings, EDIT_WORD below).
 _EDIT_WORDS = etree.XPath(
-    "descendant::text()[contains(., 'di')][contains(., 'dición') or contains(., 'dicion')"
-    " or contains(., 'dition') or contains(., 'edited') or contains(., 'dição')]")
+    "descendant::text()[contains(., 'dición') or contains(., 'dicion') or contains(., 'dition')"
+    " or contains(., 'edited') or contains(., 'ditado') or contains(., 'dição')"
+    " or contains(., 'dicao')"
+    " or contains(., 'modifica') or contains(., 'bearbeitet')]")
 # postrow.hidden placeholders: the showHiddenMessage(ID) link / #hidden-title--ID (§1.2).
 _HIDDEN_MENTIONS = etree.XPath(
     "/descendant::*/@href[contains(., 'showHiddenMessage(')]/.."
@@ -177,14 +179,28 @@ def find_time(text: str, fetched_local: datetime) -> ShownTime | None:
     return ShownTime(shown.text, shown.at) if shown is not None else None
 
 
+# The phpBB2 wording each language pack gives {EDITED_MESSAGE} (§1.4): "<lead> {editor}
+# <on> {date}, <edited> {n} <times>". The editor is matched greedily up to the LAST <on> word
+# before a date: a name may hold the word ("Loup le Magnifique le Lun 18 Jan - 22:00"), a
+# date never does. Dates may drop the year ("le Lun 18 Jan - 22:00") or be relative.
+_EDIT_LEADS = {
+    "es": r"[ÚU]ltima\s+edici[óo]n\s+por|Editado\s+por\s+[úu]ltima\s+vez\s+por",
+    "fr": r"Derni[èe]re\s+[ée]dition\s+par",
+    "en": r"Last\s+edited\s+by",
+    "pt": r"[ÚU]ltima\s+edi[çc][ãa]o\s+por|Editado\s+pela\s+[úu]ltima\s+vez\s+por",
+    "it": r"Ultima\s+modifica\s+di",
+    "de": r"Zuletzt\s+bearbeitet\s+von",
+}
 EDIT_RE = re.compile(
-    r"(?:[ÚU]ltima\s+edici[óo]n\s+por|Derni[èe]re\s+[ée]dition\s+par|Last\s+edited\s+by"
-    r"|[ÚU]ltima\s+edi[çc][ãa]o\s+por)\s+(?P<editor>.+?)\s+(?:el|le|on|em)\s+(?P<when>.+?)"
-    r"\s*[,;]\s*(?:editado|[ée]dit[ée]|edited)\s+(?P<times>\d+)\s+"
-    r"(?:vez|veces|fois|times?|vezes)\b",
+    rf"(?:{'|'.join(_EDIT_LEADS.values())})\s+(?P<editor>.+)\s+(?:el|le|on|em|il|am)\s+"
+    r"(?P<when>(?:(?!\s(?:el|le|on|em|il|am)\s).)+?)\s*[,;]\s*"
+    r"(?:(?:editado|[ée]dit[ée]|edited|modificato)\s+(?P<times>\d+)\s+"
+    r"(?:vez|veces|fois|times?|vezes|volt[ae])\b"
+    r"|num\s+total\s+de\s+(?P<total>\d+)\s+vez"
+    r"|insgesamt\s+(?P<mal>\d+)[-\s]?mal\s+bearbeitet)",
     re.IGNORECASE,
 )
-EDIT_WORD = re.compile("dición|dicion|dition|edited|dição")
+EDIT_WORD = re.compile("dición|dicion|dition|edited|ditado|dição|dicao|modifica|bearbeitet")
 
 
 def read_edit(line: str, ctx: PageContext, fetched_local: datetime) -> EditMarker | None:
@@ -196,7 +212,7 @@ def read_edit(line: str, ctx: PageContext, fetched_local: datetime) -> EditMarke
         text=collapse(line[match.start():]),
         editor=collapse(match.group("editor")),
         edited_at=times.localise(shown.naive, ctx.zone).utc if shown else None,
-        times=int(match.group("times")),
+        times=int(match.group("times") or match.group("total") or match.group("mal")),
     )
 
 
@@ -205,7 +221,8 @@ def read_edit(line: str, ctx: PageContext, fetched_local: datetime) -> EditMarke
 
 _CODE_CAPTION = re.compile(r"^(code|c[óo]digo|codice|код)\s*:?$", re.IGNORECASE)
 _QUOTE_CAPTION = re.compile(
-    r"^(?P<author>.+?)\s+(?:escribi[óo]|a\s+[ée]crit|wrote|ha\s+scritto|escreveu|написал\(?а?\)?)"
+    r"^(?P<author>.+?)\s+(?:escribi[óo]|a\s+[ée]crit|wrote|ha\s+scritto|escreveu|schrieb"
+    r"|написал\(?а?\)?)"
     r"\s*:?$", re.IGNORECASE)
 _CAPTION = etree.XPath("(dt | cite | div/cite | *[contains(concat(' ', normalize-space(@class),"
                        " ' '), ' cite ')])[1]")

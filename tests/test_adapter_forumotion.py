@@ -203,6 +203,27 @@ def test_no_date(text: str) -> None:
      datetime(2016, 1, 20, 8, 19, tzinfo=UTC), 1),
     ("Last edited by Host Vic on Sun 17 Jan 2016, 12:02; edited 2 times in total", "Host Vic",
      datetime(2016, 1, 17, 11, 2, tzinfo=UTC), 2),
+    # The board languages beyond es/fr/en (phpBB2 packs' wording, FORUMS.md §1.4).
+    ("Última edição por Ana em Seg 18 Jan 2016 - 22:00, editado 2 vez(es)", "Ana",
+     datetime(2016, 1, 18, 21, 0, tzinfo=UTC), 2),
+    ("Editado pela última vez por Ana em Hoje às 14:02, num total de 1 vez", "Ana",
+     datetime(2016, 1, 20, 13, 2, tzinfo=UTC), 1),
+    ("Ultima modifica di Narratore il Lun 18 Gen 2016 - 22:00, modificato 1 volta in totale",
+     "Narratore", datetime(2016, 1, 18, 21, 0, tzinfo=UTC), 1),
+    ("Ultima modifica di Narratore il Oggi alle 09:00, modificato 3 volte in totale",
+     "Narratore", datetime(2016, 1, 20, 8, 0, tzinfo=UTC), 3),
+    ("Zuletzt bearbeitet von Spielleiter am Mo 18 Jan 2016 - 22:00, insgesamt 2-mal bearbeitet",
+     "Spielleiter", datetime(2016, 1, 18, 21, 0, tzinfo=UTC), 2),
+    ("Editado por última vez por Zven el Miér 20 Ene 2016, 09:19, editado 1 vez", "Zven",
+     datetime(2016, 1, 20, 8, 19, tzinfo=UTC), 1),
+    # The date without its year, as boards print edit dates of the current year.
+    ("Dernière édition par Corbeau le Lun 18 Jan - 22:00, édité 2 fois", "Corbeau",
+     datetime(2016, 1, 18, 21, 0, tzinfo=UTC), 2),
+    # A name holding the word before the date: the editor runs to the last one.
+    ("Dernière édition par Loup le Magnifique le Hier à 22:00, édité 1 fois",
+     "Loup le Magnifique", datetime(2016, 1, 19, 21, 0, tzinfo=UTC), 1),
+    ("Last edited by Host on Duty on Today at 2:02 pm; edited 1 time in total", "Host on Duty",
+     datetime(2016, 1, 20, 13, 2, tzinfo=UTC), 1),
 ])
 def test_edit_markers(line: str, editor: str, edited_at: datetime, count: int) -> None:
     edit = read_edit(line, _ctx(), FETCHED_LOCAL)
@@ -295,7 +316,9 @@ def test_a_quoted_date_line_and_edit_notice_are_not_the_posts() -> None:
 STOCK = [case for case in CASES if case.name.startswith("stock-")]
 THEME_OF = {"subsilver": "phpbb2", "prosilver": "phpbb3", "punbb": "punbb", "invision": "invision",
             "modernbb": "modernbb", "awesomebb": "awesomebb"}
-SPONSORED = {"es": "Contenido patrocinado", "fr": "Contenu sponsorisé", "en": "Sponsored content"}
+SPONSORED = {"es": "Contenido patrocinado", "fr": "Contenu sponsorisé", "en": "Sponsored content",
+             "pt": "Conteúdo patrocinado", "it": "Contenuto sponsorizzato",
+             "de": "Gesponserte Inhalte"}
 
 
 def _pages(case_dir: Path) -> list[tuple[casefiles.CasePage, dict, object]]:
