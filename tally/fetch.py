@@ -57,6 +57,7 @@ class Clock:
 
 
 SYSTEM_CLOCK = Clock()
+DEFAULT_CLOCK = SYSTEM_CLOCK  # a Fetcher made without a clock uses this one (tests pin a fake)
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ class Fetcher:
         user_agent: str = f"tally/{__version__} (+vote counter)",
         session: requests.Session | None = None,
         sleep: Callable[[float], None] | None = None,
-        clock: Clock = SYSTEM_CLOCK,
+        clock: Clock | None = None,
         progress: Progress | None = None,
     ) -> None:
         self.delay = delay
@@ -125,7 +126,8 @@ class Fetcher:
         self.deadline = deadline  # per request, in all: a server dripping bytes ends here
         self.backoff = backoff
         self.max_wait = max_wait
-        self.clock = clock if sleep is None else Clock(sleep, clock.monotonic)
+        base = clock or DEFAULT_CLOCK
+        self.clock = base if sleep is None else Clock(sleep, base.monotonic)
         self.sleep = self.clock.sleep  # repliers wait through it too (phpBB's form age)
         self.progress = progress if progress is not None else for_terminal()
         # A whole run's limit (`tally post`, so cron's next run does not find the lock held):
