@@ -598,6 +598,7 @@ class PostReader:
         message = self._find(element, "message")
         if message is None:
             raise self._fail(post_id, "no message element (template changed?)")
+        message = _whole_message(message, element)
         body, edit = self._edit(split_body(message, classify, read_quote, read_aside),
                                 element, message)
         notes: tuple[str, ...] = (localised.note,) if localised.note else ()
@@ -683,6 +684,30 @@ class PostReader:
                 rooted = href.startswith("/") and not href.startswith("//") and self.site
                 return self.site + href if rooted else urljoin(self.ctx.url, href)
         return f"{self.engine.normalise_url(self.ctx.url)}#{post_id}"
+
+
+# What may stand beside {MESSAGE}'s wrapper in the stock templates (§1.2): attachments, the
+# reputation vote, the signature, the edit notice, float clearers.
+_BESIDE_MESSAGE = frozenset(("attachbox", "vote", "clear", "edited-message", "signature_div",
+                             "sig-content", "post-signature", "signature"))
+
+
+def _whole_message(message: HtmlElement, post: HtmlElement) -> HtmlElement:
+    """The element holding all of {MESSAGE}. The stock templates wrap it in a bare <div>, the
+    first div of its container, which THEMES picks; a board whose edited template dropped that
+    wrapper has the message's own first div picked instead (a [center] block, a quote), and
+    the rest of the message (a vote line) would be lost without a word. When text stands
+    beside the picked div in its container, other than what the templates put there, the
+    container is the message."""
+    parent = message.getparent()
+    if message.get("class") is not None or parent is None or parent is post:
+        return message  # a classed container (AwesomeBB's div.post-content) is the message
+    stray = [parent.text or ""] + [child.tail or "" for child in parent]
+    stray += [_text(child) for child in parent if child is not message
+              and isinstance(child.tag, str) and child.tag not in ("script", "style")
+              and _BESIDE_MESSAGE.isdisjoint((child.get("class") or "").split())]
+    words = collapse(" ".join(stray))
+    return parent if words and collapse(EDIT_RE.sub(" ", words)) else message
 
 
 def _profile_link(scope: HtmlElement) -> tuple[str, str] | None:

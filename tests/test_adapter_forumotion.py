@@ -520,3 +520,45 @@ def test_a_real_post_with_an_unreadable_date_stops_the_count_with_exit_4(tmp_pat
     assert "not a thread page (post 30202: cannot read the date in 'por Irene Adler Lun 18 Foo " \
            "2016, 21:12')" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+# --- boards whose edited templates dropped {MESSAGE}'s wrapper div ---------------------------
+
+
+def _edited_template_page(theme_body: str, post: str) -> bytes:
+    return (f"""<html><head><script src="https://illiweb.com/x.js"></script></head>
+    <body{theme_body}>{post}</body></html>""").encode()
+
+
+@pytest.mark.parametrize(("theme_body", "post"), [
+    # phpBB3: div.content holds the message itself, starting with a [center] block.
+    (' id="phpbb"', '<div id="p12" class="post row2 post--12"><p class="author">por '
+     '<a href="/u3">Watson</a> Hoy a las 21:00</p><div class="content">'
+     '<div align="center"><strong>Día 2</strong></div>Lo tengo claro.<br />Voto: Moriarty'
+     '</div></div>'),
+    # phpBB2: div.postbody holds the message itself, starting with a quote's wrapper div.
+    ('', '<table class="bodylinewidth"><tr class="post post--12"><td><span class="name">'
+     '<a name="12"></a><strong><a href="/u3">Watson</a></strong></span></td><td>'
+     '<span class="postdetails">Tema: Re: Día 2 Hoy a las 21:00</span>'
+     '<div class="postbody"><div><blockquote><cite>Zven escribió:</cite>Voto: Nombre'
+     '</blockquote></div><strong>Voto: Moriarty</strong></div></td></tr></table>'),
+])
+def test_a_message_without_its_wrapper_div_is_read_whole(theme_body: str, post: str) -> None:
+    # Before: the message's own first div was taken for the message, and the vote after it
+    # was lost without a word.
+    page = ENGINE.parse_page(_edited_template_page(theme_body, post), _ctx())
+    (watson,) = page.posts
+    assert "Voto: Moriarty" in watson.body.own
+    assert "Voto: Nombre" not in watson.body.own
+
+
+def test_the_stock_wrapper_beside_an_edit_notice_stays_the_message() -> None:
+    # Invision prints {EDITED_MESSAGE} as bare text beside the wrapper (§1.4): not message text.
+    post = ('<div id="p12" class="post post--12"><div class="postbody-head"><p class="author">'
+            'por <a href="/u3">Watson</a> Hoy a las 21:00</p></div><div class="post-entry">'
+            '<div>Voto: Moriarty</div><div class="clear"></div>Última edición por Zven el Hoy '
+            'a las 21:30, editado 1 vez</div></div>')
+    page = ENGINE.parse_page(_edited_template_page(' id="ipbwrapper"', post), _ctx())
+    (watson,) = page.posts
+    assert watson.body.own == "Voto: Moriarty"
+    assert watson.edit is not None and watson.edit.editor == "Zven"
