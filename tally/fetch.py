@@ -256,7 +256,7 @@ class Fetcher:
                 urllib3.exceptions.DecodeError):
             # urllib3 enforces Content-Length: fewer bytes than announced ends up here.
             raise _Retry("truncated download", f": {_public(url)}", error=TruncatedPage) from None
-        except requests.ConnectionError as exc:
+        except (requests.ConnectionError, urllib3.exceptions.HTTPError) as exc:
             raise _Retry(_connection_problem(exc)) from None
         self._check_length(reply, body, url)
         _check_challenge(reply.status_code, reply.headers, host_name)

@@ -214,7 +214,7 @@ def _answer(message: str, refresh: str = "./viewtopic.php?t=7") -> Response:
     body = (f'<html><head><meta http-equiv="refresh" content="10; url={refresh}" /></head><body>'
             '<div class="panel" id="message"><div class="inner"><h2 class="message-title">'
             f'Information</h2><p>{message}<br /><br /><a href="./viewforum.php?f=2">…</a></p>'
-            "</div></div></body></html>").encode("utf-8")
+            "</div></div></body></html>").encode()
     return Response("https://forum.example.org/posting.php?mode=reply&t=7", 200,
                     {"Content-Type": "text/html; charset=UTF-8"}, body, times.now())
 
