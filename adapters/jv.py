@@ -51,7 +51,7 @@ from tally.adapters.html import (
     split_body,
     text_of,
 )
-from tally.adapters.jv_payload import Payload, read_payload
+from tally.adapters.jv_payload import FORUM_LIST, Payload, read_payload
 from tally.errors import ForumError, InputError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote
 
@@ -219,9 +219,19 @@ def _aside_text(element: HtmlElement) -> str:
     return _spoiler_text(element) if class_set(element) & _SPOILER else block_text(element)
 
 
+# A spoiler's toggles ("Spoil", "Afficher", "Masquer"): chrome, also inside a quote, where the
+# spoiler is not taken out (real legacy markup, fixtures/jv/legacy-guest-2025).
+_TOGGLES = frozenset(("barre-head", "message__spoilLabel", "message__spoilButton"))
+
+
+def _is_toggle(element: HtmlElement) -> bool:
+    names = element.get("class")
+    return bool(names) and not _TOGGLES.isdisjoint(names.split())
+
+
 def _read_quote(element: HtmlElement) -> Quote:
     """"Le 02 juin 2026 à 22:20:01 Pseudo a écrit :" heads a quote: its date is not the post's."""
-    text = block_text(element)
+    text = block_text(element, _is_toggle)
     head, _, rest = text.partition("\n")
     found = _QUOTE_HEAD.match(head)
     return Quote(text=rest, author=found.group(2)) if found and full_date(head) else Quote(text=text)
@@ -563,6 +573,9 @@ _SILENT = frozenset(("script", "style", "noscript", "template", "link", "meta", 
 _AD_TOKENS = frozenset(("ad", "ads", "pub", "dfp"))
 _AD_PARTS = ("dfp", "sponso", "advert", "pub-", "ad-slot", "ad-container")
 _LOGIN_WORDS = ("connect", "login", "sso", "inscri")
+# The page's own chrome inside the message list: real legacy pages end the list with the bottom
+# pager (div.bloc-pagi-default, RespawnIRC expForEntireMessage) and, for moderators, their tools.
+_CHROME = ("bloc-pagi-default", "pagination", "bloc-outils")
 
 
 def _is_ad(tag: str, names: str, element: HtmlElement) -> bool:
@@ -577,12 +590,14 @@ def _is_anchor(element: HtmlElement) -> bool:
 
 
 def _what_block(element: HtmlElement, markup: Markup) -> str | None:
-    """Why a block beside the messages is not a message, as a note; None when it holds nothing
-    worth a note (an empty slot, a script)."""
+    """Why a block beside the messages is not a message, as a note; "" for the page's own
+    chrome (no note); None when it holds nothing worth a look (an empty slot, a script)."""
     tag = element.tag
     if not isinstance(tag, str) or tag in _SILENT:
         return None
     names = (element.get("class") or "").lower()
+    if any(part in names for part in _CHROME):
+        return ""  # nothing to note, but still looked into (`html_messages`)
     if _is_ad(tag, names, element):
         return "ad slots between the messages skipped (<ins data-ad-position>, ads): not messages"
     if markup.deleted & set(names.split()):
@@ -624,12 +639,15 @@ def html_messages(root: HtmlElement, data: bytes, where: str, alone: bool) -> Ht
                 if element in known or _is_anchor(element):
                     continue
                 note = _what_block(element, markup)
-                if note is None or note in skipped:
+                if note is None:
                     continue
+                # Every block, also the second of a kind and the page's own chrome: a message
+                # wrapped in any of them would otherwise be dropped without a word.
                 if alone and _unread_message(element, markup, known):
                     raise ForumError(f"{where}: a message without an id ({element.tag} class "
                                      f"{element.get('class')!r}): cannot tell which post it is")
-                skipped.append(note)
+                if note and note not in skipped:
+                    skipped.append(note)
         return HtmlMessages(markup, divs, skipped)
     return HtmlMessages(None, [], [])
 
@@ -850,7 +868,7 @@ class JV(Engine):
         root = _parse(data)
         html = html_messages(root, data, where, alone=payload is None)
         if payload is None and not html.divs:
-            raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
+            raise self.not_a_thread(ctx, self._why_not_a_thread(root, data, payload_problem))
         notes = [payload_problem] if payload_problem else []
         shown: dict[str, list[str]] = {}
         if payload is not None:
@@ -893,7 +911,10 @@ class JV(Engine):
             raise TruncatedPage(f"{self.label}: {ctx.url}: truncated page "
                                 "(the document ends before </html>)")
 
-    def _why_not_a_thread(self, root: HtmlElement, data: bytes) -> str:
+    def _why_not_a_thread(self, root: HtmlElement, data: bytes, payload_problem: str | None
+                          ) -> str:
+        if payload_problem == FORUM_LIST:  # first: real pages carry Cloudflare's script too
+            return "a forum's list of topics, not a topic; save a page of the topic itself"
         if _CLOUDFLARE_SCRIPT.search(data):
             return _CHALLENGE
         title = collapse(root.findtext(".//title") or "")

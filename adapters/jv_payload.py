@@ -14,6 +14,9 @@ from typing import Any
 
 _PAYLOAD = re.compile(rb"forumsAppPayload\s*=\s*")
 _PAYLOAD_NAME = b"forumsAppPayload"
+# A forum's page of topics (its payload lists `listTopics`, no `listMessage`: the real forum page
+# of FranckRJ/RespawnIRC tests/fixtures/forum.html.gz), saved or fetched in place of a topic.
+FORUM_LIST = "forumsAppPayload holds a forum's list of topics (listTopics), not a topic's messages"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,9 @@ def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
         payload = Payload(value, "json") if isinstance(value, dict) else _decode_payload_string(value)
     except (ValueError, binascii.Error, OSError, EOFError, TypeError) as exc:
         return None, f"forumsAppPayload unreadable ({exc.__class__.__name__}); HTML used"
+    if isinstance(payload.data, dict) and isinstance(payload.data.get("listTopics"), list) \
+            and "listMessage" not in payload.data:
+        return None, FORUM_LIST
     if not isinstance(payload.data, dict) or not isinstance(payload.data.get("listMessage"), list):
         return None, "forumsAppPayload holds no listMessage; HTML used"
     return payload, None

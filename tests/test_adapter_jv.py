@@ -62,7 +62,7 @@ def post_summary(data: bytes) -> list[tuple]:
 
 def test_there_are_cases() -> None:
     assert {p.name for p in CASES} >= {"kira-2026", "legacy", "html2026-nopayload", "real-2026",
-                                       "real-2026-html", "kira-real-2026"}
+                                       "real-2026-html", "kira-real-2026", "legacy-guest-2025"}
 
 
 @pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
@@ -504,6 +504,10 @@ def test_the_current_pager_item_is_the_xpath_s(classes: list[str | None],
     ("not-found-404.html", ("no message in the page, titled "
                            "'Erreur 404 - Page introuvable - jeuxvideo.com'")),
     ("phpbb-prosilver.html", "no JV message markup; the page looks like another forum's"),
+    # Real pages (RespawnIRC tests/fixtures): a forum's topic list saved for a topic, and what
+    # JV answers for a topic that does not exist.
+    ("forum-list-2026.html", "a forum's list of topics, not a topic; save a page of the topic itself"),
+    ("topic-not-found-real.html", "the topic does not exist: JV redirects to forums.htm"),
 ])
 def test_not_a_thread_page(file: str, what: str) -> None:
     with pytest.raises(NotAThreadPage) as caught:
@@ -833,3 +837,103 @@ def test_an_edit_notice_date_reads_as_the_shared_reader_reads_it(
     found = jv._EDIT_TEXT.search(text)
     assert found is not None
     assert (dates.stock_date(found.group(1)) or full_date(text)) == full_date(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# The legacy front-end as a guest saw it, around real markup (fixtures/jv/legacy-guest-2025)
+
+LEGACY_GUEST = JV_DIR / "legacy-guest-2025"
+
+
+def legacy_guest_page() -> tuple[bytes, PageContext]:
+    saved = casefiles.load_case(LEGACY_GUEST).pages[0]
+    return saved.data, saved.ctx
+
+
+def test_real_legacy_quotes_hold_the_hidden_text_without_the_spoiler_toggles() -> None:
+    """The real body's quotes hold inline spoilers: their "Spoil" / "Afficher" / "Masquer"
+    toggles were glued to the hidden text ("SpoilAfficherMasquertest")."""
+    data, page_ctx = legacy_guest_page()
+    body = ENGINE.parse_page(data, page_ctx).posts[1].body
+    assert [q.text for q in body.quotes] == [
+        "test", "test test test\ntest\ntest\ntest\ntest\ntest",
+        "test\ntest\ntest\ntest\ntest\ntest\ntest\ntest"]
+    assert (body.spoilers, body.code) == (("test",), ("test test",))
+
+
+def test_a_guest_s_legacy_pager_of_jvcare_links_gives_the_page_count() -> None:
+    """Pages 2 and 3 exist only as JvCare spans (FORUMS.md §3.4): a count from page 1 alone
+    stops and names them, exit 3."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    result = CliRunner().invoke(app, ["count", str(LEGACY_GUEST / "game.toml"), "--from",
+                                      str(LEGACY_GUEST), "--fetched-at", "2025-07-26T20:30:00Z"])
+    assert result.exit_code == 3, result.output
+    assert "pages 2, 3 of 3 missing" in result.output
+
+
+def test_a_kira_day_on_a_guest_s_legacy_page_counts_what_its_posts_show(tmp_path: Path) -> None:
+    """The same page as a one-page topic (its pager cut down to the current page): L-Lawliet's
+    vote counts, MisaAmane's bold vote counts and the vote she quotes does not, Mogi-Kanzo's
+    edited vote is void (K4), Aizawa's vote in a spoiler is no vote; the real body votes none."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    data = (LEGACY_GUEST / "page-1.html").read_text(encoding="utf-8")
+    one = re.sub(r'<div class="bloc-liste-num-page">.*?<div class="pagi-after">.*?</div>',
+                 '<div class="bloc-liste-num-page"><span class="page-active">1</span></div>',
+                 data)
+    assert one.count("pagi-fin-actif") == 0 and one.count('data-id="') == 6
+    (tmp_path / "page-1.html").write_text(one, encoding="utf-8")
+    result = CliRunner().invoke(app, ["count", str(LEGACY_GUEST / "game.toml"), "--from",
+                                      str(tmp_path), "--fetched-at", "2025-07-26T20:30:00Z",
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert {c["player"]: list(zip(c["voters"], c["posts"])) for c in got["counts"]} == {
+        "Light_Yagami16": [("L-Lawliet", "780300048")],
+        "L-Lawliet": [("MisaAmane", "780300061")],
+    }
+    assert got["not_voting"] == ["InBigDespite2", "Mogi-Kanzo", "Aizawa", "Light_Yagami16"]
+    assert got["outcome"]["result"] == "none"
+
+
+def test_the_bottom_pager_inside_the_message_list_is_chrome_not_a_note() -> None:
+    data, page_ctx = legacy_guest_page()
+    assert data.count(b'<div class="bloc-pagi-default">') == 2  # one inside the list
+    assert ENGINE.parse_page(data, page_ctx).notes == ()
+
+
+@pytest.mark.parametrize("wrapper", ['<ins data-ad-position="rectangle_mtf">',
+                                     '<div class="bloc-pagi-default">'])
+def test_a_message_in_a_second_ad_slot_or_in_the_pager_stops_the_count(wrapper: str) -> None:
+    """Every block beside the messages is looked into, not only the first of each kind: a
+    message that lost its id inside the second ad slot, or inside the list's own pager, is a
+    message that cannot be read (exit 4), not an ad to skip."""
+    data, page_ctx = legacy_guest_page()
+    text = data.decode("utf-8")
+    start = text.index('<span id="post_780300102"')
+    end = text.index('<div class="bloc-pagi-default">', start)
+    lost = text[start:end].replace(' data-id="780300102"', "")
+    tag = wrapper[1:wrapper.index(" ")]
+    changed = (text[:start] + '<ins data-ad-position="rectangle_atf"></ins>'
+               + wrapper + lost + f"</{tag}>" + text[end:])
+    with pytest.raises(ForumError, match="a message without an id"):
+        ENGINE.parse_page(changed.encode("utf-8"), page_ctx)
+
+
+# Real JvCare links and what they hide (Contrapunctus-XIV/jv-client lib/tests/vars.ts
+# jvCareMarkup / jvCareMarkupExpected, 077e5057, ISC): JV's footer as a guest gets it.
+@pytest.mark.parametrize(("code", "url"), [
+    ("1F424F49CB4A42CB19C045C0", "/contact.php"),
+    ("1F424FC0C6C1464C45CB1945CB4E", "/copyright.htm"),
+    ("1FC243C1C4464243C21F4C43C143C11EC3CB46CA1945CB4E", "/services/gerer-utiq.htm"),
+    ("4D4AC44AC242C146C0CB2D4DC442194B46C2C0484AC6B24F4F474643B24F49C24349CB151627",
+     "javascript:jvc.displayCookieConsent();"),
+    ("1F4943CCC24843CBCB43C11F", "/newsletter/"),
+])
+def test_real_jvcare_links_decode_to_their_urls(code: str, url: str) -> None:
+    assert decode_jvcare(f"JvCare {code} footer__link") == url
