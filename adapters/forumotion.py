@@ -640,6 +640,14 @@ class PostReader:
             for path in theme.date:
                 for box in path(element):
                     text = collapse(_text(box))
+                    last = _trailing_text(box)
+                    if _CLOCKISH.search(last):
+                        # The templates print {POST_DATE} last on its line, after the subject
+                        # (phpBB2, PunBB) that may hold a date of its own ("Votos hasta Lun 18
+                        # Ene 2016, 22:00"): a clock there that does not read is the post's
+                        # date in a format not known, never a reason to take the subject's.
+                        shown = find_time(last, self.fetched_local)
+                        return (shown, text, box) if shown else (None, text, None)
                     if shown := find_time(text, self.fetched_local):
                         return shown, text, box
                     header = header or text
@@ -708,6 +716,16 @@ def _whole_message(message: HtmlElement, post: HtmlElement) -> HtmlElement:
               and _BESIDE_MESSAGE.isdisjoint((child.get("class") or "").split())]
     words = collapse(" ".join(stray))
     return parent if words and collapse(EDIT_RE.sub(" ", words)) else message
+
+
+_CLOCKISH = re.compile(r"\d{1,2}\s*[:hH.]\s*\d{2}")
+
+
+def _trailing_text(box: HtmlElement) -> str:
+    """The last run of text standing directly in `box` (not inside a child): where the
+    templates put the date, after the subject link or the poster's name."""
+    runs = [box.text, *(child.tail for child in box)]
+    return next((collapse(run) for run in reversed(runs) if run and run.strip()), "")
 
 
 def _profile_link(scope: HtmlElement) -> tuple[str, str] | None:

@@ -5,6 +5,7 @@ edit notices, errors, and whole voting threads counted through `tally count --fr
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -562,3 +563,45 @@ def test_the_stock_wrapper_beside_an_edit_notice_stays_the_message() -> None:
     (watson,) = page.posts
     assert watson.body.own == "Voto: Moriarty"
     assert watson.edit is not None and watson.edit.editor == "Zven"
+
+
+# --- a subject holding a date in the post's date line (phpBB2, PunBB) ------------------------
+
+_SUBJECT_WITH_DATE = "Re: Día 1 - votos hasta Lun 18 Ene 2016, 22:00"
+
+
+def _phpbb2_post(shown: str) -> str:
+    return ('<table class="bodylinewidth"><tr class="post post--12"><td><span class="name">'
+            '<a name="12"></a><strong><a href="/u3">Watson</a></strong></span></td><td>'
+            '<span class="postdetails"><img src="https://illiweb.com/fa/empty.gif" alt="" />'
+            f'Tema: {_SUBJECT_WITH_DATE}&nbsp; &nbsp;<img src="https://illiweb.com/fa/empty.gif"'
+            f' alt="" />{shown}</span><div class="postbody"><div>Voto: Moriarty</div></div>'
+            '</td></tr></table>')
+
+
+def _punbb_post(shown: str) -> str:
+    return ('<div class="pun"><div class="post post--12"><a name="12"></a><div class="postmain">'
+            '<div id="p12" class="posthead"><h2><img src="https://illiweb.com/fa/empty.gif" '
+            f'alt="" /> <a href="/t245-dia-1#12">{_SUBJECT_WITH_DATE}</a> {shown}</h2></div>'
+            '<div class="postbody"><div class="user"><h4 class="username"><a href="/u3">Watson'
+            '</a></h4></div><div class="post-entry"><div class="entry-content"><div><div>'
+            'Voto: Moriarty</div></div></div></div></div></div></div>')
+
+
+@pytest.mark.parametrize("post", [_phpbb2_post, _punbb_post], ids=["phpbb2", "punbb"])
+def test_the_post_date_is_the_lines_last_not_the_subjects(post: Callable[[str], str]) -> None:
+    page = ENGINE.parse_page(_edited_template_page("", post("Hoy a las 21:58")), _ctx())
+    assert page.posts[0].created_at == datetime(2016, 1, 20, 20, 58, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("post", [_phpbb2_post, _punbb_post], ids=["phpbb2", "punbb"])
+def test_an_unread_post_date_is_not_replaced_by_the_subjects(
+        post: Callable[[str], str]) -> None:
+    # Before: a date format not known ("20.01.16 21:58", two-digit year) let the subject's
+    # "Lun 18 Ene 2016, 22:00" stand for the post's date, with exit 0: a vote moved two days
+    # across the deadline. Now the post stops the count.
+    with pytest.raises(NotAThreadPage) as caught:
+        ENGINE.parse_page(_edited_template_page("", post("20.01.16 21:58")), _ctx())
+    assert str(caught.value).startswith(f"Forumotion: {TOPIC}: not a thread page (post 12: "
+                                        "cannot read the date in '")
+    assert str(caught.value).endswith("Lun 18 Ene 2016, 22:00 20.01.16 21:58')")
