@@ -7,8 +7,9 @@ whose `.message` block links the new post (/viewtopic?t=…&p=ID#ID or /t123p15-
 redirect straight to it.
 
 UNVERIFIED in FORUMS.md, so read tolerantly: the logged-in marks (the `_userdata` JS object,
-the logout link), the refused-login wording and the flood wording (phpBB 2's "so soon after your
-last" family, as Forumotion descends from it).
+the logout link), the refused-login wording, the flood wording (phpBB 2's "so soon after your
+last" family, as Forumotion descends from it) and the words of a reply held for a moderator's
+approval (the phpBB family's, _HELD). An answer that is none of these is a ForumError.
 """
 
 from __future__ import annotations
