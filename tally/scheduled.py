@@ -137,6 +137,7 @@ class _Run:
     network: Network
     account: str | None = field(init=False)
     began: float = field(init=False)
+    approved: list[str] = field(init=False, default_factory=list)  # held posts now shown
 
     def __post_init__(self) -> None:
         self.account = self.game.posting.account or os.environ.get("TALLY_ACCOUNT")
@@ -183,7 +184,9 @@ class _Run:
                           "for a moderator's approval and is not in the thread; nothing was "
                           f"posted{why}")
         if not decision.post:
-            return Result(EXIT_NOTHING_TO_POST, f"{self.dry}nothing to post: {decision.reason}")
+            return Result(EXIT_NOTHING_TO_POST, f"{self.dry}nothing to post: {decision.reason}"
+                          + "".join(f" (the held count is now in the thread as post {post_id})"
+                                    for post_id in self.approved))
         doubts = summary["doubts"]
         if doubts and self.game.posting.on_doubt == "hold":
             return Result(EXIT_NEEDS_GM, f"{self.dry}held for the GM: " + "; ".join(doubts) +
@@ -267,6 +270,7 @@ class _Run:
                 if row.state == "posted" and _awaiting(row) else None
             if found is not None:
                 note = f"approved: in the thread as post {found.id}"
+                self.approved.append(found.id)
                 if not self.options.dry_run:
                     self.store.finish_post(row.id, state="posted", post_id=found.id,
                                            posted_at=found.created_at, note=note)

@@ -530,7 +530,8 @@ def test_a_held_count_exits_10_on_every_run_until_it_shows_then_it_is_posted(boa
     at(monkeypatch, "2026-01-15 11:10")
     shown = post(game)
     assert (shown.exit_code, shown.stdout) == (6, "nothing to post: nothing changed since the "
-                                                  "count posted at 11:00\n")
+                                                  "count posted at 11:00 (the held count is now "
+                                                  f"in the thread as post {queued.id})\n")
     (row,) = store_rows(game)
     assert (row.state, row.post_id, row.note) == ("posted", str(queued.id),
                                                   f"approved: in the thread as post {queued.id}")
