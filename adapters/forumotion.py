@@ -62,31 +62,36 @@ class Theme:
     message: tuple[etree.XPath, ...]  # the element holding {MESSAGE}
 
 
+# {MESSAGE}'s wrapper: the container's first BARE div. Not its first div: the Invision theme
+# prints the post's reputation bar (div.vote, switch_vote_active) first in div.post-entry, and
+# that bar taken for the message read every post of such a board as empty.
+_WRAPPER = "/div[not(@class)][1]"
+
 THEMES = (
     Theme("phpbb2", (("class", "bodylinewidth"),),
           author=_paths(_classed("span", "name")),
           date=_paths(_classed("span", "postdetails", unless="poster-profile")),
-          message=_paths(_classed("div", "postbody") + "/div[1]")),
+          message=_paths(_classed("div", "postbody") + _WRAPPER)),
     Theme("phpbb3", (("body id", "phpbb"), ("id", "fa_edge")),
           author=_paths(_classed("div", "postprofile") + "/descendant::dt",
                         _classed("p", "author")),
           date=_paths(_classed("p", "author")),
-          message=_paths(_classed("div", "content") + "/div[1]")),
+          message=_paths(_classed("div", "content") + _WRAPPER)),
     Theme("punbb", (("class", "pun"),),
           author=_paths(_classed("h4", "username")),
           date=_paths(_classed("div", "posthead") + "/h2", _classed("div", "posthead")),
-          message=_paths(_classed("div", "entry-content") + "/div[not(@class)][1]/div[1]",
+          message=_paths(_classed("div", "entry-content") + _WRAPPER + _WRAPPER,
                          _classed("div", "entry-content"))),
     Theme("invision", (("id", "ipbwrapper"),),
           author=_paths(_classed("dl", "postprofile-details"), _classed("div", "postprofile")),
           date=_paths(_classed("div", "postbody-head") + "/" + _classed("p", "author"),
                       _classed("p", "author")),
-          message=_paths(_classed("div", "post-entry") + "/div[1]")),
+          message=_paths(_classed("div", "post-entry") + _WRAPPER)),
     Theme("modernbb", (("body id", "modernbb"),),
           author=_paths(_classed("div", "postprofile-name"),
                         _classed("div", "postprofile") + "/descendant::dt"),
           date=_paths(_classed("div", "topic-date")),
-          message=_paths(_classed("div", "content") + "/div[1]")),
+          message=_paths(_classed("div", "content") + _WRAPPER)),
     # AwesomeBB's body has no id of its own (<body id="top">): its posts' div.post-wrap.
     Theme("awesomebb", (("class", "post-wrap"),),
           author=_paths(_classed("span", "post-author-name"), _classed("aside", "post-aside")),
