@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tally.model import Action, NameMatch, Verdict
+from tally.model import Action, NameMatch, Verdict, msg, msg_clauses
 from tally.rules.reading import Context, Reading
 
 NO_ELIMINATION = "No elimination"  # how a no-elimination vote shows in a count (C3)
@@ -125,7 +125,8 @@ def _verdict(reading: Reading, effect: Effect | None, replaced_by: str | None,
     if effect is not None:
         target = effect.vote.target if effect.vote else None
         if replaced_by is not None:
-            reason = _join(f"replaced by post {replaced_by}", reading.remarks, _failed(reading))
+            reason = _join(msg("replaced by post {post}", post=replaced_by), reading.remarks,
+                           _failed(reading))
             return Verdict(**base, verdict="superseded", target=target, superseded_by=replaced_by,
                            reason=reason)
         return Verdict(**base, verdict="counted", target=target,
@@ -139,16 +140,17 @@ def _verdict(reading: Reading, effect: Effect | None, replaced_by: str | None,
 
 def _effect_text(effect: Effect, readings: tuple[Reading, ...]) -> str:
     if effect.vote is not None:
-        return f"vote for {effect.vote.target}"
+        return msg("vote for {player}", player=effect.vote.target)
     if effect.withdrew is not None:  # K7
-        return (f"withdraws the vote for {effect.withdrew.target} "
-                f"(post {readings[effect.withdrew.index].post.id})")
-    return "unvote with no standing vote to withdraw"
+        return msg("withdraws the vote for {player} (post {post})", player=effect.withdrew.target,
+                   post=readings[effect.withdrew.index].post.id)
+    return msg("unvote with no standing vote to withdraw")
 
 
 def _failed(reading: Reading) -> tuple[str, ...]:
     """The actions of an effective post that did not apply, so the audit still shows them."""
-    return tuple(f"ignored '{s.action.text or s.action.kind}' ({s.void.rule}: {s.void.reason})"
+    return tuple(msg("ignored '{action}' ({rule}: {reason})", action=s.action.text or s.action.kind,
+                     rule=s.void.rule, reason=s.void.reason)
                  for s in reading.steps if s.void is not None)
 
 
@@ -158,4 +160,4 @@ def _last_match(reading: Reading) -> NameMatch | None:
 
 
 def _join(head: str, *more: tuple[str, ...]) -> str:
-    return "; ".join((head, *(m for group in more for m in group)))
+    return msg_clauses(head, *(m for group in more for m in group))

@@ -181,11 +181,13 @@ def non_voters(readings: tuple[Reading, ...], ctx: Context, living: tuple[str, .
     missing = tuple(p for p in living if p not in standing and p not in changed)
     findings: list[Finding] = []
     for p in missing:
-        void = f" (void vote posts: {', '.join(tried[p])})" if p in tried else ""
+        void = msg(" (void vote posts: {posts})", posts=tuple(tried[p])) if p in tried else ""
         if p in ctx.game.excused:
-            findings.append(Finding("E4", f"{p} did not vote{void}: excused by the GM (8C)", player=p))
+            findings.append(Finding("E4", msg("{player} did not vote{void}: excused by the GM (8C)",
+                                              player=p, void=void), player=p))
         else:
-            findings.append(Finding("E4", f"{p} did not vote{void}: expelled for inactivity (8C)",
+            findings.append(Finding("E4", msg("{player} did not vote{void}: expelled for inactivity "
+                                              "(8C)", player=p, void=void),
                                     player=p, needs_gm=True))
     return missing, tuple(findings)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
 from tally import times
-from tally.model import Finding, Outcome, Post, Verdict, msg, msg_clauses
+from tally.model import Finding, Outcome, Post, Verdict, msg, msg_clauses, msg_n
 from tally.rules.change import Settlement
 from tally.rules.espia_change import standing_before
 from tally.rules.espia_claims import Claim, claims, holder
@@ -92,12 +92,15 @@ def _lead(claim: Claim, readings: tuple[Reading, ...], ctx: Context, precision: 
     if mine == 0 or mine < top:
         return None, mine - top
     if mine > top:
-        return f"he has the most votes ({mine}, the next {top}) (Nota 4)", mine - top
+        return msg("he has the most votes ({votes}, the next {next}) (Nota 4)", votes=mine,
+                   next=top), mine - top
     own = standing.get(who)
     helped = aim(own.target) if own is not None else None
     if helped is not None and helped != who and max(
             (n - (p == helped) for p, n in votes.items()), default=0) < mine:
-        return f"a tie at {mine} votes made by his own vote for {helped} (Nota 4)", 0
+        return msg_n("a tie at {n} votes made by his own vote for {player} (Nota 4)",
+                     "a tie at {n} votes made by his own vote for {player} (Nota 4)", n=mine,
+                     player=helped), 0
     return None, 0  # a partial tie (Nota 4)
 
 
@@ -116,43 +119,47 @@ def redirection(said: tuple[Claim, ...], readings: tuple[Reading, ...], ctx: Con
     for claim in said:
         post, who, at = claim.post, claim.claimant, claim.post.created_at
         named = claim.target or repr(claim.match.written)
-        head = f"post {post.id}: {who} claims the Alcalde's redirect of all votes to {named}"
+        head = msg("post {post}: {player} claims the Alcalde's redirect of all votes to {target}",
+                   post=post.id, player=who, target=named)
         revealed = {e.player for e in reveals if e.at < at and e.player}
 
         def note(why: str, rule: str = "E7", needs_gm: bool = False, head: str = head,
                  who: str = who, post: Post = post) -> None:
             if gm:  # the GM's view speaks for both: the public one only moves the public count
-                findings.append(Finding(rule, f"{head}{why}", post.id, who, needs_gm=needs_gm, secret=True))
+                findings.append(Finding(rule, msg("{head}{why}", head=head, why=why), post.id, who,
+                                        needs_gm=needs_gm, secret=True))
 
         if gm and alcalde is None:
-            results.append((claim, "the game file names no Alcalde"))
+            results.append((claim, msg("the game file names no Alcalde")))
             pending.append(msg("post {post}: the game file names no Alcalde (players.role): "
                                "the GM checks the redirect", post=post.id))
-            note("; the game file names no Alcalde (players.role): the GM checks the claim", needs_gm=True)
+            note(msg("; the game file names no Alcalde (players.role): the GM checks the claim"),
+                 needs_gm=True)
             continue
         if (gm and who != alcalde) or (not gm and revealed and who not in revealed):
-            results.append((claim, f"{who} is not the Alcalde"))
-            note(f", but {who} is not the Alcalde: he dies (Nota 5)", needs_gm=True)
+            results.append((claim, msg("{player} is not the Alcalde", player=who)))
+            note(msg(", but {player} is not the Alcalde: he dies (Nota 5)", player=who),
+                 needs_gm=True)
             continue
         dead = dead_before(who, at, ctx)
         if dead is not None:
             results.append((claim, dead))
-            note(f": no effect: {dead}", rule="E8")
+            note(msg(": no effect: {why}", why=dead), rule="E8")
             continue
         mine = tries.setdefault(who, [])
         if len(mine) >= 2:
-            results.append((claim, "a third try: two a voting day"))
-            note(": void: the Alcalde redirects at most twice a voting day")
+            results.append((claim, msg("a third try: two a voting day")))
+            note(msg(": void: the Alcalde redirects at most twice a voting day"))
             continue
         last = mine[-1].post if mine else None
         mine.append(claim)
         why: str | None = None
         if not _in_window(at, ctx, precision):
-            why = f"posted {ctx.clock(at)}, outside 21:30-21:45"
+            why = msg("posted {when}, outside 21:30-21:45", when=ctx.clock(at))
         elif last is not None and _apart(last.created_at, at, precision) < _GAP:
-            why = f"under 5 minutes after his try in post {last.id}"
+            why = msg("under 5 minutes after his try in post {post}", post=last.id)
         elif claim.target is None:
-            why = "the name does not point at one player"
+            why = msg("the name does not point at one player")
         elif who in revealed:
             why, margin = _lead(claim, readings, ctx, precision, in_force, tricks)
             if not gm and abs(margin) < _SURE:
@@ -160,17 +167,18 @@ def redirection(said: tuple[Claim, ...], readings: tuple[Reading, ...], ctx: Con
                                    "{player} leads the vote (Tip 2)", post=post.id, player=who))
         results.append((claim, why))
         if why is not None:
-            note(f": void: {why}; it uses one of his two redirects (Tip 2)",
+            note(msg(": void: {why}; it uses one of his two redirects (Tip 2)", why=why),
                  needs_gm=claim.target is None)
             continue
         in_force = claim
         if not gm and who not in revealed:
             pending.append(msg("post {post}: {player} was not revealed as the Alcalde before it: "
                                "the GM confirms the redirect (Nota 5)", post=post.id, player=who))
-        note(f": the real Alcalde: every vote, cast and to come, goes to {claim.target}")
-        caveat = justiciero_caveat(who, ctx, "it", "the redirect")
+        note(msg(": the real Alcalde: every vote, cast and to come, goes to {player}",
+                 player=claim.target or ""))
+        caveat = justiciero_caveat(who, ctx, msg("it"), msg("the redirect"))  # "after it": the claim
         if caveat is not None:
-            note(f"; the Alcalde {caveat}", rule="E8", needs_gm=True)
+            note(msg("; the Alcalde {caveat}", caveat=caveat), rule="E8", needs_gm=True)
     return Redirection(tuple(results), in_force, tuple(pending), tuple(findings))
 
 
@@ -207,13 +215,15 @@ def redirect_verdicts(verdicts: tuple[Verdict, ...], settlement: Settlement,
         said: list[str] = []
         if verdict.post_id in fate:
             claim, why = fate[verdict.post_id]
-            done = "applied in the public count" if why is None else f"void: {why}"
-            said.append(f"claims the Alcalde's redirect to {claim.target or claim.match.written} "
-                        f"(E7): {done}")
+            done = (msg("applied in the public count") if why is None
+                    else msg("void: {why}", why=why))
+            said.append(msg("claims the Alcalde's redirect to {player} (E7): {done}",
+                            player=claim.target or claim.match.written, done=done))
         if (r.in_force is not None and verdict.verdict == "counted" and verdict.post_id in counted
                 and verdict.target != r.in_force.target):
-            said.append(f"counts for {r.in_force.target}: the redirect in post {r.in_force.post.id} (E7)")
-        reason = "; ".join(([verdict.reason] if verdict.reason else []) + said)
+            said.append(msg("counts for {player}: the redirect in post {post} (E7)",
+                            player=r.in_force.target or "", post=r.in_force.post.id))
+        reason = msg_clauses(*([verdict.reason] if verdict.reason else []), *said)
         out.append(replace(verdict, reason=reason) if said else verdict)
     return tuple(out)
 

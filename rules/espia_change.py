@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from tally.model import Action, Finding, Post
+from tally.model import Action, Finding, Post, msg
 from tally.names import normalise
 from tally.rules.change import Standing, settle
 from tally.rules.reading import (
@@ -89,20 +89,22 @@ def _declarations(readings: tuple[Reading, ...], ctx: Context, precision: str
         if edit is not None and edited_in_time:
             if edit.editor and normalise(edit.editor) in staff:
                 marked[index] = replace(reading, remarks=reading.remarks + (
-                    f"edited by staff {edit.editor}, kept",))
+                    msg("edited by staff {editor}, kept", editor=edit.editor),))
             else:
                 old = _copy_before_edit(ctx, post)
                 if old is None:
                     if now != _KEEP:  # a chat post edited with no copy is no vote to flag
-                        note = "edited; the text before the edit is not known: taken as it reads"
+                        note = msg("edited; the text before the edit is not known: taken as it "
+                                   "reads")
                         marked[index] = replace(reading, remarks=reading.remarks + (note,))
-                        findings.append(Finding("E3", f"post {post.id} by {voter}: vote post {note}",
+                        findings.append(Finding("E3", msg("post {post} by {player}: vote post {note}",
+                                                          post=post.id, player=voter, note=note),
                                                 post.id, voter, needs_gm=True))
                 else:
                     before = _final_target(ctx.extractor.ballot(old).actions)
                     marked[index] = replace(reading, evidence=reading.evidence + (
-                        f"edit marker: {edit.text}; the copy fetched {_utc(old.fetched_at)} shows "
-                        "the text before it",))
+                        msg("edit marker: {marker}; the copy fetched {when} shows the text before "
+                            "it", marker=edit.text, when=_utc(old.fetched_at)),))
                     if before != _KEEP and before != now:
                         mine.append(_Declared(post.created_at, len(mine), index, before))
                         mine.append(_Declared(edit.edited_at or post.created_at, len(mine), index,
@@ -113,10 +115,12 @@ def _declarations(readings: tuple[Reading, ...], ctx: Context, precision: str
             before = _final_target(ctx.extractor.ballot(old).actions)
             if before != _KEEP and before != now:
                 # Dated when the new text was first seen: the change is proven made by then.
+                then = (msg("votes {player}", player=now) if now not in (_KEEP, None)
+                        else msg("casts no vote"))
                 marked[index] = replace(reading, evidence=reading.evidence + (
-                    f"text changed with no edit marker: the copy fetched {_utc(old.fetched_at)} "
-                    f"votes {before or 'nobody (revoke)'}, the one fetched {_utc(seen)} "
-                    f"{'votes ' + now if now not in (_KEEP, None) else 'casts no vote'}",))
+                    msg("text changed with no edit marker: the copy fetched {when} votes {before}, "
+                        "the one fetched {seen} {then}", when=_utc(old.fetched_at),
+                        before=before or msg("nobody (revoke)"), seen=_utc(seen), then=then),))
                 mine.append(_Declared(post.created_at, len(mine), index, before))
                 mine.append(_Declared(seen, len(mine), index, None if now == _KEEP else now))
                 continue
@@ -167,16 +171,19 @@ def _changes(voter: str, decls: list[_Declared], readings: tuple[Reading, ...]
     marked: set[int] = set()
     for number, (d, left) in enumerate(changes, start=1):
         post = readings[d.index].post
-        move = f"from {left or 'no vote'} to {d.target or 'no vote (revoke)'}"
+        move = msg("from {old} to {new}", old=left or msg("no vote"),
+                   new=d.target or msg("no vote (revoke)"))
         if number == 1:
-            yield d.index, f"change of vote {move}: the player's vote is void (8A)", Finding(
-                "E3", f"post {post.id} by {voter}: change of vote {move}: his vote is void (8A)",
-                post.id, voter)
+            yield d.index, msg("change of vote {move}: the player's vote is void (8A)", move=move), \
+                Finding("E3", msg("post {post} by {player}: change of vote {move}: his vote is void "
+                                  "(8A)", post=post.id, player=voter, move=move), post.id, voter)
         else:
-            which = "second change" if number == 2 else f"change number {number}"
-            yield d.index, f"{which} of vote {move}: the GM kills the player (8A)", Finding(
-                "E3", f"post {post.id} by {voter}: {which}: the GM kills the player (8A)",
-                post.id, voter, needs_gm=True)
+            which = msg("second change") if number == 2 else msg("change number {n}", n=number)
+            yield d.index, msg("{which} of vote {move}: the GM kills the player (8A)", which=which,
+                               move=move), \
+                Finding("E3", msg("post {post} by {player}: {which}: the GM kills the player (8A)",
+                                  post=post.id, player=voter, which=which),
+                        post.id, voter, needs_gm=True)
         marked.add(d.index)
     first_at = changes[0][0]
     for d in decls:
@@ -184,9 +191,11 @@ def _changes(voter: str, decls: list[_Declared], readings: tuple[Reading, ...]
             continue
         marked.add(d.index)
         if (d.at, d.order) < (first_at.at, first_at.order):
-            why = f"vote changed in post {first_post}: the first vote does not come back (8A)"
+            why = msg("vote changed in post {post}: the first vote does not come back (8A)",
+                      post=first_post)
         else:
-            why = f"the player's vote is void since the change in post {first_post} (8A)"
+            why = msg("the player's vote is void since the change in post {post} (8A)",
+                      post=first_post)
         yield d.index, why, None
 
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from tally.model import msg
 from tally.rules.reading import Context
 
 
 def dead_before(who: str, at: datetime, ctx: Context) -> str | None:
     """Why an action sent at `at` has no effect because `who` was dead then (None: alive)."""
     died = ctx.life.death(who, at)
-    return None if died is None else f"he was dead at the time (died {ctx.clock(died)}; E8)"
+    return None if died is None else msg("he was dead at the time (died {when}; E8)",
+                                         when=ctx.clock(died))
 
 
 def justiciero_caveat(who: str, ctx: Context, after: str, action: str) -> str | None:
@@ -24,5 +26,5 @@ def justiciero_caveat(who: str, ctx: Context, after: str, action: str) -> str | 
     later = ctx.life.death(who, ctx.cutoff)
     if later is None or later < ctx.day.start:
         return None
-    return (f"died at {ctx.clock(later)}, after {after}: if the Justiciero killed him, "
-            f"{action} has no effect (section 7)")
+    return msg("died at {when}, after {after}: if the Justiciero killed him, {action} has no "
+               "effect (section 7)", when=ctx.clock(later), after=after, action=action)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from tally.model import Finding
+from tally.model import Finding, msg
 from tally.rules.espia_claims import Claim, claims, holder, role_of
 from tally.rules.reading import Context, Reading
 
@@ -35,30 +35,38 @@ def sacerdote_findings(found: tuple[Claim, ...], ctx: Context) -> tuple[dict[str
     for claim in found:
         post, who = claim.post, claim.claimant
         named = claim.target or repr(claim.match.written)
-        head = f"post {post.id}: {who} claims the Sacerdote's protection of {named}"
+        head = msg("post {post}: {player} claims the Sacerdote's protection of {target}",
+                   post=post.id, player=who, target=named)
         if not known:
-            findings.append(Finding("E5", f"{head}; the game file names no Sacerdote (players.role): "
-                                    "the GM checks the claim", post.id, who, needs_gm=True, secret=True))
+            findings.append(Finding("E5", msg("{head}; the game file names no Sacerdote "
+                                              "(players.role): the GM checks the claim", head=head),
+                                    post.id, who, needs_gm=True, secret=True))
             if claim.target:
-                protected.setdefault(claim.target, f"claimed protected in post {post.id}, unchecked")
+                protected.setdefault(claim.target, msg("claimed protected in post {post}, unchecked",
+                                                       post=post.id))
             continue
         if role_of(ctx.game, who) != "sacerdote":
-            findings.append(Finding("E5", f"{head}, but {who} is not the Sacerdote: he dies with the "
-                                    "most voted (Nota 1)", post.id, who, needs_gm=True, secret=True))
+            findings.append(Finding("E5", msg("{head}, but {player} is not the Sacerdote: he dies "
+                                              "with the most voted (Nota 1)", head=head, player=who),
+                                    post.id, who, needs_gm=True, secret=True))
             continue
         if not ctx.life.alive(who, post.created_at):
-            findings.append(Finding("E5", f"{head}, but the Sacerdote was dead at "
-                                    f"{ctx.clock(post.created_at)}: no effect", post.id, who, secret=True))
+            findings.append(Finding("E5", msg("{head}, but the Sacerdote was dead at {when}: no "
+                                              "effect", head=head, when=ctx.clock(post.created_at)),
+                                    post.id, who, secret=True))
         elif claim.target is None:
-            findings.append(Finding("E5", f"{head}: the name does not point at one player",
-                                    post.id, who, needs_gm=True, secret=True))
+            findings.append(Finding("E5", msg("{head}: the name does not point at one player",
+                                              head=head), post.id, who, needs_gm=True, secret=True))
         elif used:
-            findings.append(Finding("E5", f"{head}: the Sacerdote saves one player per cycle; the "
-                                    "first claim holds", post.id, who, needs_gm=True, secret=True))
+            findings.append(Finding("E5", msg("{head}: the Sacerdote saves one player per cycle; "
+                                              "the first claim holds", head=head),
+                                    post.id, who, needs_gm=True, secret=True))
         else:
             used = True
-            protected[claim.target] = f"protected by the Sacerdote ({who}) in post {post.id} (6.4B)"
-            findings.append(Finding("E5", f"{head}: the real Sacerdote", post.id, who, secret=True))
+            protected[claim.target] = msg("protected by the Sacerdote ({player}) in post {post} "
+                                          "(6.4B)", player=who, post=post.id)
+            findings.append(Finding("E5", msg("{head}: the real Sacerdote", head=head), post.id,
+                                    who, secret=True))
     return protected, tuple(findings)
 
 
@@ -72,19 +80,23 @@ def immunities(ctx: Context) -> tuple[dict[str, str], tuple[Finding, ...]]:
         if event.day != ctx.day.number or event.at > ctx.as_of:  # C6: not sent yet at the count
             continue
         if event.kind == "immunity" and event.player:
-            immune[event.player] = "immune to the vote this cycle (Nota 2)"
+            immune[event.player] = msg("immune to the vote this cycle (Nota 2)")
         elif event.kind == "sacerdote_protect" and event.target:
             if event.at < ctx.day.start:
-                immune[event.target] = (f"protected by the Sacerdote ({event.player}) on the first "
-                                        "day of the cycle: immune to the vote (Nota 2)")
+                immune[event.target] = msg("protected by the Sacerdote ({player}) on the first day "
+                                           "of the cycle: immune to the vote (Nota 2)",
+                                           player=event.player or "")
             else:
-                findings.append(Finding("E5", f"the Sacerdote's PM protection of {event.target} sent "
-                                        f"{ctx.clock(event.at)}, on the voting day: it guards against "
-                                        "role kills only (6.4A)", None, event.target, secret=True))
+                findings.append(Finding("E5", msg("the Sacerdote's PM protection of {player} sent "
+                                                  "{when}, on the voting day: it guards against "
+                                                  "role kills only (6.4A)", player=event.target,
+                                                  when=ctx.clock(event.at)),
+                                        None, event.target, secret=True))
                 continue
         else:
             continue
         who = event.player if event.kind == "immunity" else event.target
-        findings.append(Finding("E5", f"{who}: {immune[who or '']}", None, who, secret=True))
+        findings.append(Finding("E5", msg("{player}: {why}", player=who or "", why=immune[who or ""]),
+                                None, who, secret=True))
     return immune, tuple(findings)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tally.game import Event
-from tally.model import Count, Finding
+from tally.model import Count, Finding, msg
 from tally.rules.espia_priority import dead_before, justiciero_caveat
 from tally.rules.reading import Context, event_day, second_after
 
@@ -40,10 +40,14 @@ def tramposo(ctx: Context, precision: str) -> tuple[tuple[Trick, ...], tuple[Fin
         if event_day(event, ctx.game, precision) != ctx.day.number or not event.player or not event.target:
             continue
         who, power = event.player, "add" if event.kind == "tramposo_add" else "remove"
-        head = f"Tramposo {who}: {power} votes on {event.target} (PM {ctx.clock(event.at)})"
+        head = (msg("Tramposo {player}: add votes on {target} (PM {when})", player=who,
+                    target=event.target, when=ctx.clock(event.at)) if power == "add" else
+                msg("Tramposo {player}: remove votes on {target} (PM {when})", player=who,
+                    target=event.target, when=ctx.clock(event.at)))
 
         def void(why: str, gm: bool = False, head: str = head, who: str = who) -> None:
-            findings.append(Finding("E6", f"{head}: no effect: {why}", None, who, needs_gm=gm, secret=True))
+            findings.append(Finding("E6", msg("{head}: no effect: {why}", head=head, why=why), None,
+                                    who, needs_gm=gm, secret=True))
 
         days = [event_day(e, ctx.game, precision) for e in events
                 if e.kind == event.kind and e.player == who]
@@ -52,31 +56,35 @@ def tramposo(ctx: Context, precision: str) -> tuple[tuple[Trick, ...], tuple[Fin
         if dead is not None:
             void(dead)
         elif event.at >= late:
-            void(f"sent after the close ({ctx.clock(ctx.day.deadline)})")
+            void(msg("sent after the close ({when})", when=ctx.clock(ctx.day.deadline)))
         elif earlier:
-            void(f"the power was already used on day {earlier[0]} "
-                 "(once per game)", gm=True)
+            void(msg("the power was already used on day {day} (once per game)", day=earlier[0]),
+                 gm=True)
         elif (power == "add" and removed & {who}) or (power == "remove" and who in added):
-            void("both powers on the same day (the first PM holds)", gm=True)
+            void(msg("both powers on the same day (the first PM holds)"), gm=True)
         elif power == "remove" and who in removed:
-            void("the remove power takes one player", gm=True)
+            void(msg("the remove power takes one player"), gm=True)
         else:
             votes = 2 if event.target == who else 1
             if power == "add":
                 votes = int(event.params.get("votes", 2))
                 if added.get(who, 0) + votes > 2:
-                    void(f"more than 2 extra votes ({added.get(who, 0)} already)", gm=True)
+                    void(msg("more than 2 extra votes ({n} already)", n=added.get(who, 0)),
+                         gm=True)
                     continue
                 added[who] = added.get(who, 0) + votes
             else:
                 removed.add(who)
             delta = votes if power == "add" else -votes
             tricks.append(Trick(event.target, delta, event))
-            findings.append(Finding("E6", f"{head}: {delta:+d} on {event.target} in the GM's count",
+            signed = f"{delta:+d}"
+            findings.append(Finding("E6", msg("{head}: {delta} on {target} in the GM's count",
+                                              head=head, delta=signed, target=event.target),
                                     None, who, secret=True))
-            caveat = justiciero_caveat(who, ctx, "his PM", "his action")
+            caveat = justiciero_caveat(who, ctx, msg("his PM"), msg("his action"))
             if caveat is not None:
-                findings.append(Finding("E8", f"Tramposo {who} {caveat}", None, who, needs_gm=True,
+                findings.append(Finding("E8", msg("Tramposo {player} {caveat}", player=who,
+                                                  caveat=caveat), None, who, needs_gm=True,
                                         secret=True))
     return tuple(tricks), tuple(findings)
 

@@ -104,11 +104,12 @@ def electorate(rule_one: str, rule_two: str) -> Stage:
             return reading, ()
         died = ctx.life.death(voter, at)
         if died is not None:
-            return void_steps(reading, rule, f"{voter} is a ghost (died {ctx.clock(died, at)}): "
-                              "ghosts do not vote in round two"), ()
+            return void_steps(reading, rule, msg("{player} is a ghost (died {when}): ghosts do not "
+                                                 "vote in round two", player=voter,
+                                                 when=ctx.clock(died, at))), ()
         if voter in (suspects_of(ctx) or ()):
-            return void_steps(reading, rule, f"{voter} is a suspect: suspects do not vote in "
-                              "round two"), ()
+            return void_steps(reading, rule, msg("{player} is a suspect: suspects do not vote in "
+                                                 "round two", player=voter)), ()
         return reading, ()
 
     return v.each(check)
@@ -121,7 +122,8 @@ def between_suspects(rule: str) -> Stage:
         pair = suspects_of(ctx)
         if round_of(ctx.day.number) == 1 or pair is None:
             return reading, ()
-        reason = f"not a suspect: round two is between {pair[0]} and {pair[1]}"
+        reason = msg("not a suspect: round two is between {first} and {second}", first=pair[0],
+                     second=pair[1])
         return void_steps(reading, rule, reason, ("vote",),
                           only=lambda a: a.target is not None and a.target not in pair), ()
 
@@ -236,18 +238,22 @@ def owl(ctx: Context) -> tuple[str | None, bool, tuple[Finding, ...]]:
     event = owl_pick(ctx)
     if event is None or event.target is None:
         return None, False, ()
-    who = event.player or "the Hombre-búho"
-    head = f"{who} (Hombre-búho) picks {event.target}"
+    who = event.player or msg("the Hombre-búho")
+    head = msg("{player} (Hombre-búho) picks {target}", player=who, target=event.target)
     died = ctx.life.death(event.player, event.at) if event.player else None
     if died is not None:
-        return None, False, (Finding("L3", f"{head}: no effect, he was a ghost (died "
-                                     f"{ctx.clock(died)})", None, event.player, secret=True),)
+        return None, False, (Finding("L3", msg("{head}: no effect, he was a ghost (died {when})",
+                                               head=head, when=ctx.clock(died)),
+                                     None, event.player, secret=True),)
     if not ctx.life.alive(event.target, ctx.cutoff):
-        return None, False, (Finding("L3", f"{head}: no effect, {event.target} is a ghost",
+        return None, False, (Finding("L3", msg("{head}: no effect, {player} is a ghost", head=head,
+                                               player=event.target),
                                      None, event.player, needs_gm=True, secret=True),)
     public = not event.secret and ctx.as_of >= ctx.day.deadline  # announced once all have voted
-    shown = "announced with the result" if public else "GM only until the GM announces it"
-    return event.target, public, (Finding("L3", f"{head}: a suspect ahead of the others ({shown})",
+    shown = (msg("announced with the result") if public
+             else msg("GM only until the GM announces it"))
+    return event.target, public, (Finding("L3", msg("{head}: a suspect ahead of the others ({shown})",
+                                                    head=head, shown=shown),
                                           None, event.player, secret=True),)
 
 

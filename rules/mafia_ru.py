@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from tally import times
 from tally.game import CORE_EVENT_KINDS, Event, Game
-from tally.model import Action, Count, Finding, Outcome, Tally, Thread, msg, msg_clauses
+from tally.model import Action, Count, Finding, Outcome, Tally, Thread, msg, msg_clauses, msg_n
 from tally.names import normalise
 from tally.rules import validity as v
 from tally.rules.change import Settlement, settle
@@ -83,7 +83,7 @@ def bare_nicks(readings: tuple[Reading, ...], ctx: Context) -> tuple[tuple[Readi
                         if (a := _nick(line, ctx, longest)) is not None)
         if actions:
             ballot = replace(reading.ballot, actions=actions)
-            shown = (f"time shown: {reading.post.time_text}",)
+            shown = (msg("time shown: {time}", time=reading.post.time_text),)
             reading = replace(reading, ballot=ballot, steps=tuple(Step(a) for a in actions),
                               evidence=shown + reading.evidence)
         out.append(reading)
@@ -128,19 +128,21 @@ def first_vote_stands(rule: str) -> Stage:
                 if any(s.void is None for s in reading.steps[cut + 1:]):
                     steps = reading.steps[:cut + 1] + void_steps(
                         replace(reading, steps=reading.steps[cut + 1:]), rule,
-                        "the vote cannot be changed (rule 11)").steps
+                        msg("the vote cannot be changed (rule 11)")).steps
                     reading = replace(reading, steps=steps)
-                    findings.append(Finding(rule, f"post {reading.post.id} by {voter}: more than "
-                                            "one vote in the post: the first stands (rule 11)",
+                    findings.append(Finding(rule, msg("post {post} by {player}: more than one vote "
+                                                      "in the post: the first stands (rule 11)",
+                                                      post=reading.post.id, player=voter),
                                             reading.post.id, voter))
                 out.append(reading)
                 continue
             if any(s.void is None for s in reading.steps):
                 post_id, vote = held
-                reason = (f"second vote post: the vote for {vote.target} in post {post_id} stands, "
-                          "it cannot be changed (rule 11)")
+                reason = msg("second vote post: the vote for {player} in post {post} stands, it "
+                             "cannot be changed (rule 11)", player=vote.target or "", post=post_id)
                 reading = void_steps(reading, rule, reason)
-                findings.append(Finding(rule, f"post {reading.post.id} by {voter}: {reason}",
+                findings.append(Finding(rule, msg("post {post} by {player}: {why}",
+                                                  post=reading.post.id, player=voter, why=reason),
                                         reading.post.id, voter))
             out.append(reading)
         return tuple(out), tuple(findings)
@@ -162,11 +164,15 @@ def edited_votes(rule: str) -> Stage:
         if edit is None or not live or (edit.edited_at is not None and edit.edited_at > ctx.cutoff):
             return reading, ()
         if edit.editor and normalise(edit.editor) in {normalise(s) for s in ctx.game.staff}:
-            return replace(reading, remarks=reading.remarks + (f"edited by staff {edit.editor}, kept",)), ()
-        note = "edited: taken as it reads; the vote cannot be changed (rule 11): the GM checks"
-        flagged = replace(reading, evidence=reading.evidence + (f"edit marker: {edit.text}",),
+            kept = msg("edited by staff {editor}, kept", editor=edit.editor)
+            return replace(reading, remarks=reading.remarks + (kept,)), ()
+        note = msg("edited: taken as it reads; the vote cannot be changed (rule 11): the GM checks")
+        flagged = replace(reading, evidence=reading.evidence + (msg("edit marker: {marker}",
+                                                                    marker=edit.text),),
                           remarks=reading.remarks + (note,))
-        return flagged, (Finding(rule, f"post {reading.post.id} by {reading.voter}: vote post {note}",
+        return flagged, (Finding(rule, msg("post {post} by {player}: vote post {note}",
+                                           post=reading.post.id, player=reading.voter or "",
+                                           note=note),
                                  reading.post.id, reading.voter, needs_gm=True),)
 
     return v.each(check)
@@ -179,10 +185,11 @@ def self_vote(rule: str) -> Stage:
         voter = reading.voter
         if voter is None or not any(s.void is None and s.action.target == voter for s in reading.steps):
             return reading, ()
-        reason = "a vote for oneself: autokill (rule 10)"
+        reason = msg("a vote for oneself: autokill (rule 10)")
         voided = void_steps(reading, rule, reason, ("vote",), only=lambda a: a.target == voter)
-        return voided, (Finding(rule, f"post {reading.post.id}: {voter} votes for himself: "
-                                "autokill (rule 10)", reading.post.id, voter, needs_gm=True),)
+        return voided, (Finding(rule, msg("post {post}: {player} votes for himself: autokill "
+                                          "(rule 10)", post=reading.post.id, player=voter),
+                                reading.post.id, voter, needs_gm=True),)
 
     return v.each(check)
 
@@ -219,12 +226,15 @@ def secrets(ctx: Context, precision: str) -> Secrets:
     close = day_role_close(ctx)
     for event, why_not in _events(ctx, precision, close):
         role = ROLE_NAMES[event.kind]
-        by = f" ({event.player})" if event.player else ""
-        head = f"{role}{by}: {event.kind.replace('_', ' ')} {event.target} (at {ctx.clock(event.at)})"
+        kind, when = event.kind.replace("_", " "), ctx.clock(event.at)
+        head = (msg("{role} ({player}): {kind} {target} (at {when})", role=role, player=event.player,
+                    kind=kind, target=event.target or "", when=when) if event.player else
+                msg("{role}: {kind} {target} (at {when})", role=role, kind=kind,
+                    target=event.target or "", when=when))
         rule = _RULE[event.kind]
         if why_not:
-            findings.append(Finding(rule, f"{head}: no effect: {why_not}", None, event.player,
-                                    needs_gm=True, secret=True))
+            findings.append(Finding(rule, msg("{head}: no effect: {why}", head=head, why=why_not),
+                                    None, event.player, needs_gm=True, secret=True))
             continue
         target = event.target or ""
         if event.kind in ("advocate_protect", "bonus_protect"):
@@ -239,15 +249,17 @@ def secrets(ctx: Context, precision: str) -> Secrets:
             extra.append((target, f"(Прокурор {event.player})"))
         elif event.kind == "tramp_control" and event.player:
             controlled[event.player] = target
-        findings.append(Finding(rule, f"{head}: applied in the GM's count", None, event.player,
-                                secret=True))
+        findings.append(Finding(rule, msg("{head}: applied in the GM's count", head=head), None,
+                                event.player, secret=True))
     blocked: dict[str, str] = {}
     for target, event in blocks.items():
         if target in keys:
-            findings.append(Finding("R5", f"the Ключник opened the door for {target}: the "
-                                    "Вышибала's block is cancelled", None, target, secret=True))
+            findings.append(Finding("R5", msg("the Ключник opened the door for {player}: the "
+                                              "Вышибала's block is cancelled", player=target),
+                                    None, target, secret=True))
         else:
-            blocked[target] = f"blocked by the Вышибала{f' ({event.player})' if event.player else ''}"
+            blocked[target] = (msg("blocked by the Вышибала ({player})", player=event.player)
+                               if event.player else msg("blocked by the Вышибала"))
     return Secrets(shields, blocked, tuple(extra), controlled, tuple(findings))
 
 
@@ -265,16 +277,18 @@ def _events(ctx: Context, precision: str, close: datetime) -> Iterator[tuple[Eve
         why = ""
         died = ctx.life.death(event.player, event.at) if event.player else None
         if died is not None:
-            why = f"{event.player} was dead at the time (died {ctx.clock(died)})"
+            why = msg("{player} was dead at the time (died {when})", player=event.player or "",
+                      when=ctx.clock(died))
         elif event.kind in DAY_ROLES and event.at >= close:
-            why = f"after {DAY_ROLE_HOUR}:00 (rule 7: one minute late is refused)"
+            why = msg("after {hour}:00 (rule 7: one minute late is refused)", hour=DAY_ROLE_HOUR)
         elif event.kind in PER_TARGET and _earlier_uses(event, game, precision, ctx.day.number) >= 2:
-            why = f"{event.target} was already picked twice this game (at most twice)"
+            why = msg("{player} was already picked twice this game (at most twice)",
+                      player=event.target or "")
         elif event.kind == "bonus_protect" and _earlier_uses(event, game, precision, ctx.day.number,
                                                                any_target=True):
-            why = "the bonus is one per game and was used on an earlier day"
+            why = msg("the bonus is one per game and was used on an earlier day")
         elif event.kind in ("prosecutor_vote", "bonus_protect") and seen.get(event.kind):
-            why = "one a day: the first holds"
+            why = msg("one a day: the first holds")
         seen[event.kind] = seen.get(event.kind, 0) + (not why)
         yield event, why
 
@@ -294,8 +308,10 @@ def gm_counts(settlement: Settlement, readings: tuple[Reading, ...], counts: tup
         post = readings[vote.index].post.id
         target, label = vote.target, voter
         if voter in hidden.blocked:
-            findings.append(Finding("R5", f"{voter} is {hidden.blocked[voter]}: his vote for {target} "
-                                    f"(post {post}) is not counted", post, voter, secret=True))
+            findings.append(Finding("R5", msg("{player} is {why}: his vote for {target} (post "
+                                              "{post}) is not counted", player=voter,
+                                              why=hidden.blocked[voter], target=target, post=post),
+                                    post, voter, secret=True))
             continue
         if voter in hidden.controlled:
             followed, label = _follow(voter, hidden.controlled[voter], settlement, findings)
@@ -318,11 +334,12 @@ def _follow(tramp: str, boss: str, settlement: Settlement,
     """R7: the target the Бомж's vote goes to (None: no order known, his own vote stands)."""
     order = settlement.standing.get(boss)
     if order is None:
-        findings.append(Finding("R7", f"Бомж {tramp} follows {boss}, who has no standing vote: "
-                                "the GM gives the order", None, tramp, needs_gm=True, secret=True))
+        findings.append(Finding("R7", msg("Бомж {player} follows {boss}, who has no standing vote: "
+                                          "the GM gives the order", player=tramp, boss=boss),
+                                None, tramp, needs_gm=True, secret=True))
         return None, tramp
-    findings.append(Finding("R7", f"Бомж {tramp}'s vote follows {boss}: {order.target}", None, tramp,
-                            secret=True))
+    findings.append(Finding("R7", msg("Бомж {player}'s vote follows {boss}: {target}", player=tramp,
+                                      boss=boss, target=order.target), None, tramp, secret=True))
     return order.target, f"{tramp} (Бомж, as {boss})"
 
 
@@ -383,12 +400,13 @@ def non_voters(readings: tuple[Reading, ...], ctx: Context, living: tuple[str, .
     missing = tuple(p for p in living if p not in settlement.standing)
     findings: list[Finding] = []
     for p in missing:
-        void = f" (void vote posts: {', '.join(tried[p])})" if p in tried else ""
+        void = msg(" (void vote posts: {posts})", posts=tuple(tried[p])) if p in tried else ""
         if p in ctx.game.excused:
-            findings.append(Finding("R9", f"{p} did not vote{void}: excused by the GM", player=p))
+            findings.append(Finding("R9", msg("{player} did not vote{void}: excused by the GM",
+                                              player=p, void=void), player=p))
         else:
-            findings.append(Finding("R9", f"{p} did not vote{void}: autokill (rule 9)", player=p,
-                                    needs_gm=True))
+            findings.append(Finding("R9", msg("{player} did not vote{void}: autokill (rule 9)",
+                                              player=p, void=void), player=p, needs_gm=True))
     return missing, tuple(findings)
 
 
@@ -418,19 +436,25 @@ def activity(readings: tuple[Reading, ...], others: tuple[Thread, ...], ctx: Con
         n = here[player] + there[player]
         if n >= o.min_posts:
             continue
-        posts = f"{n} post{'s' if n != 1 else ''}"
         if others:
-            where = (f"{posts} in the game day across {len(others) + 1} game threads (this thread "
-                     f"{here[player]}, the others {there[player]})")
-            tail = "autoban (rule 8)"
+            where = msg_n("{n} post in the game day across {threads} game threads (this thread "
+                          "{here}, the others {there})",
+                          "{n} posts in the game day across {threads} game threads (this thread "
+                          "{here}, the others {there})", n=n, threads=len(others) + 1,
+                          here=here[player], there=there[player])
+            tail = msg("autoban (rule 8)")
         else:
-            where = f"{posts} in this thread in the game day"
-            tail = "autoban unless the other game threads make up the rest (rule 8)"
-        head = f"{player}: {where}, fewer than {o.min_posts}"
+            where = msg_n("{n} post in this thread in the game day",
+                          "{n} posts in this thread in the game day", n=n)
+            tail = msg("autoban unless the other game threads make up the rest (rule 8)")
+        head = msg("{player}: {where}, fewer than {min}", player=player, where=where,
+                   min=o.min_posts)
         if player in ctx.game.excused:
-            findings.append(Finding("R10", f"{head}: excused by the GM", player=player))
+            findings.append(Finding("R10", msg("{head}: excused by the GM", head=head),
+                                    player=player))
         else:
-            findings.append(Finding("R10", f"{head}: {tail}", player=player, needs_gm=True))
+            findings.append(Finding("R10", msg("{head}: {tail}", head=head, tail=tail),
+                                    player=player, needs_gm=True))
     return tuple(findings)
 
 
@@ -447,8 +471,10 @@ def dead_posts(readings: tuple[Reading, ...], ctx: Context) -> tuple[Finding, ..
         if (r.voter, died) not in seen:
             seen.add((r.voter, died))
             continue
-        findings.append(Finding("R11", f"post {r.post.id} by {r.voter}, dead since {ctx.clock(died)}: "
-                                "a dead player may write only 1 post (rule 4): ban for 24 hours",
+        findings.append(Finding("R11", msg("post {post} by {player}, dead since {when}: a dead "
+                                           "player may write only 1 post (rule 4): ban for 24 "
+                                           "hours", post=r.post.id, player=r.voter,
+                                           when=ctx.clock(died)),
                                 r.post.id, r.voter, needs_gm=True))
     return tuple(findings)
 

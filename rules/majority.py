@@ -95,7 +95,8 @@ def fold(state: Tallying, index: int, reading: Reading, ctx: Context) -> Tallyin
 def after_hammer(readings: tuple[Reading, ...], hammer: Hammer) -> tuple[Reading, ...]:
     """C3: the day is over at the hammer; every vote post after it is void."""
     post = readings[hammer.index].post.id
-    return tuple(void_steps(r, "C3", f"after the hammer (post {post})") if i > hammer.index else r
+    return tuple(void_steps(r, "C3", msg("after the hammer (post {post})", post=post))
+                 if i > hammer.index else r
                  for i, r in enumerate(readings))
 
 

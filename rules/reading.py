@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from tally import times
 from tally.game import Day, Event, Game, VoteSyntax
-from tally.model import Action, Ballot, EditMarker, Finding, Message, Post, msg
+from tally.model import Action, Ballot, EditMarker, Finding, Message, Post, msg, msg_clauses, msg_n
 from tally.names import normalise
 
 if TYPE_CHECKING:  # built lazily (Context.extractor): most judgements never need it
@@ -157,25 +157,26 @@ def _reading(ballot: Ballot, staff: Collection[str]) -> Reading:
     # with the shown one) travel with every post so the audit can show them (DESIGN.md "Time").
     post = ballot.post
     written = ballot.actions or ballot.examples
-    shown = (f"time shown: {post.time_text}",) if written else ()
-    evidence = shown + tuple(f"note: {n}" for n in post.notes) + tuple(
+    shown = (msg("time shown: {time}", time=post.time_text),) if written else ()
+    evidence = shown + tuple(msg("note: {note}", note=n) for n in post.notes) + tuple(
         prose_evidence(line) for line in ballot.prose)
     if ballot.voter is None:  # only players vote, so nothing here is a vote (C4)
-        who = ("posted by the GM (staff), who does not vote" if normalise(post.author) in staff
-               else "posted by a non-player")
+        who = (msg("posted by the GM (staff), who does not vote")
+               if normalise(post.author) in staff else msg("posted by a non-player"))
         phrases = tuple(a.text or a.kind for a in ballot.actions) + ballot.examples
-        said = (f"vote words: {'; '.join(repr(p) for p in phrases)}",) if phrases else ()
+        said = (msg("vote words: {phrases}", phrases="; ".join(repr(p) for p in phrases)),
+                ) if phrases else ()
         return Reading(ballot, (), evidence + said, silent=who)
-    examples = tuple(f"a format example: {e!r}" for e in ballot.examples)
+    examples = tuple(msg("a format example: {example}", example=repr(e)) for e in ballot.examples)
     if not ballot.actions and examples:
-        return Reading(ballot, (), evidence, silent="; ".join(examples))
+        return Reading(ballot, (), evidence, silent=msg_clauses(*examples))
     return Reading(ballot, tuple(Step(a) for a in ballot.actions), evidence, remarks=tuple(
-        f"ignored {e}" for e in examples))
+        msg("ignored {example}", example=e) for e in examples))
 
 
 def prose_evidence(line: str) -> str:
     """Issue 13: a vote or revoke word inside a sentence is prose; the audit shows the line."""
-    return f"vote words inside a sentence, read as prose, not a command: {line!r}"
+    return msg("vote words inside a sentence, read as prose, not a command: {line}", line=repr(line))
 
 
 def void_steps(reading: Reading, rule: str, reason: str,
@@ -268,12 +269,14 @@ def _before_edit(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding
         return _reread(reading, old, ctx, marker), ()
     if not reading.steps:
         return replace(reading, evidence=reading.evidence + (marker,)), ()
-    earlier = ""
+    unproven = msg("edited after the deadline; text at the deadline not proven")
+    message = msg("post {post} by {player}: {why}", post=post.id, player=post.author, why=unproven)
     if edit.times and edit.times > 1:  # the marker shows only the last of several edits
-        earlier = f"; edited {edit.times} times, an earlier edit may predate the deadline"
-    message = f"post {post.id} by {post.author}: edited after the deadline; text at the deadline not proven{earlier}"
+        message = msg_n("{message}; edited {n} times, an earlier edit may predate the deadline",
+                        "{message}; edited {n} times, an earlier edit may predate the deadline",
+                        message=message, n=edit.times)
     flagged = replace(reading, evidence=reading.evidence + (marker,),
-                      remarks=reading.remarks + ("edited after the deadline; text at the deadline not proven",))
+                      remarks=reading.remarks + (unproven,))
     return flagged, (Finding("K4b" if ctx.preset == "kira" else "C6", message, post.id,
                              reading.voter, needs_gm=True),)
 
@@ -297,9 +300,13 @@ def _before_silent_edit(reading: Reading, ctx: Context) -> tuple[Reading, tuple[
     seen = msg("seen {first} vs {then}", first=_stamp(old.fetched_at),
                then=_stamp(post.fetched_at, old.fetched_at))
     fresh = _reread(reading, old, ctx, msg("text changed with no edit marker ({seen})", seen=seen))
-    point = "the deadline" if ctx.cutoff == ctx.day.deadline else "the as-of point"
-    message = (f"post {post.id} by {post.author} changed after {point} with no edit marker ({seen}): "
-               f"counted as it stood at {point}: {_cast(fresh)}")
+    message = (msg("post {post} by {player} changed after the deadline with no edit marker "
+                   "({seen}): counted as it stood at the deadline: {cast}", post=post.id,
+                   player=post.author, seen=seen, cast=_cast(fresh))
+               if ctx.cutoff == ctx.day.deadline else
+               msg("post {post} by {player} changed after the as-of point with no edit marker "
+                   "({seen}): counted as it stood at the as-of point: {cast}", post=post.id,
+                   player=post.author, seen=seen, cast=_cast(fresh)))
     return fresh, (Finding("K4b" if ctx.preset == "kira" else "C6", message, post.id, reading.voter),)
 
 
@@ -311,8 +318,9 @@ def _silent_in_time(reading: Reading, ctx: Context) -> Reading:
     if old.fetched_at is None or old.deleted or _text(old) == _text(post) or _marked_since(post, old):
         return reading
     assert post.fetched_at is not None
-    note = (f"text changed with no edit marker by the cut-off (seen {_stamp(old.fetched_at)} vs "
-            f"{_stamp(post.fetched_at, old.fetched_at)}): counted as it reads")
+    note = msg("text changed with no edit marker by the cut-off ({seen}): counted as it reads",
+               seen=msg("seen {first} vs {then}", first=_stamp(old.fetched_at),
+                        then=_stamp(post.fetched_at, old.fetched_at)))
     return replace(reading, evidence=reading.evidence + (note,))
 
 
@@ -361,14 +369,14 @@ def _stamp(at: datetime, like: datetime | None = None) -> str:
 
 def _cast(reading: Reading) -> str:
     """"vote Bob", "unvote, vote Carol", "no vote": what a reading's post casts."""
-    words = []
+    words: list[str] = []
     for step in reading.steps:
         action = step.action
         if action.kind == "vote":
-            words.append(f"vote {action.target or repr(action.written)}")
+            words.append(msg("vote {player}", player=action.target or repr(action.written)))
         else:
-            words.append("unvote" if action.kind == "unvote" else "no elimination")
-    return ", ".join(words) or "no vote"
+            words.append(msg("unvote") if action.kind == "unvote" else msg("no elimination"))
+    return msg("{actions}", actions=tuple(words)) if words else msg("no vote")
 
 
 def _before_deletion(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
@@ -376,9 +384,10 @@ def _before_deletion(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Fin
     old = _older(ctx, post, None)
     if old is not None:
         return _reread(reading, old, ctx, msg("deleted later")), ()
-    silent = replace(reading, steps=(), silent="deleted; no saved copy shows its text")
-    return silent, (Finding("C6", f"post {post.id} by {post.author} is deleted and no saved copy "
-                            "shows its text", post.id, reading.voter),)
+    silent = replace(reading, steps=(), silent=msg("deleted; no saved copy shows its text"))
+    return silent, (Finding("C6", msg("post {post} by {player} is deleted and no saved copy shows "
+                                      "its text", post=post.id, player=post.author),
+                            post.id, reading.voter),)
 
 
 def second_after(deadline: datetime, precision: str) -> datetime:

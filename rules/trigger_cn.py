@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from tally import times
 from tally.errors import GameFileError
 from tally.game import CORE_EVENT_KINDS, Event, Game
-from tally.model import Finding, Outcome, Post, Tally, Verdict, msg
+from tally.model import Finding, Outcome, Post, Tally, Verdict, msg, msg_clauses
 from tally.names import normalise
 from tally.rules import change
 from tally.rules import validity as v
@@ -92,8 +92,8 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: TriggerOptions,
         last = last_valid_vote(settlement.verdicts) if ctx.day.number == 1 else None
         secret = trigger_findings(judge_triggers(posts, voters, ctx.game, last, until=ctx.as_of))
     else:  # T8: the triggers need the thread from floor 1; the count does not guess them
-        secret = (Finding("T8", "trigger conditions are judged on the whole thread: run "
-                          "`tally triggers`", secret=True),) if ctx.game.events_of("trigger") else ()
+        secret = (Finding("T8", msg("trigger conditions are judged on the whole thread: run "
+                                    "`tally triggers`"), secret=True),) if ctx.game.events_of("trigger") else ()
     return tally(ctx, readings, settlement.verdicts, found, plurality(found), findings + quiet + secret,
                  living, absent)
 
@@ -175,7 +175,7 @@ def killers(game: Game) -> frozenset[str]:
 
 
 def _who(post: Post, voter: str | None) -> str:
-    return f"floor {post.position} ({voter or post.author})"
+    return msg("floor {floor} ({player})", floor=post.position, player=voter or post.author)
 
 
 def find_met(cond: Condition, posts: Sequence[Post], voters: dict[str, str | None], life: Life,
@@ -192,17 +192,19 @@ def find_met(cond: Condition, posts: Sequence[Post], voters: dict[str, str | Non
             continue
         voter = voters.get(post.id)
         if voter is None or post.deleted:
-            passed.append(f"{_who(post, voter)}: {'deleted' if post.deleted else 'not a player'}")
+            passed.append(msg("{who}: {why}", who=_who(post, voter),
+                              why=msg("deleted") if post.deleted else msg("not a player")))
             following = cond.kind in POSITIONAL or following
             continue
         if cond.effect == "revival":
             return Met(cond, post, voter, tuple(passed), "T7"), ()
         if not life.alive(voter, post.created_at):
-            passed.append(f"{_who(post, voter)}: a dead player's post does not trigger (T3)")
+            passed.append(msg("{who}: a dead player's post does not trigger (T3)",
+                              who=_who(post, voter)))
             following, rule = cond.kind in POSITIONAL or following, "T3"
             continue
         if voter in killer:
-            passed.append(f"{_who(post, voter)}: the killer's post passes it on (T2)")
+            passed.append(msg("{who}: the killer's post passes it on (T2)", who=_who(post, voter)))
             following, rule = True, "T2"
             continue
         return Met(cond, post, voter, tuple(passed), rule), ()
@@ -240,8 +242,9 @@ def judge_triggers(posts: Sequence[Post], voters: dict[str, str | None], game: G
     life, killer, zone = Life(game), killers(game), game.timezone
     notes: list[Finding] = []
     if not killer:
-        notes.append(Finding("T2", "the game file names no killer (players.role = \"杀手\"): the "
-                             "killer's posts are not passed on", needs_gm=True, secret=True))
+        notes.append(Finding("T2", msg("the game file names no killer (players.role = \"杀手\"): "
+                                       "the killer's posts are not passed on"),
+                             needs_gm=True, secret=True))
     posts = sorted(posts, key=lambda p: (p.position, p.created_at, p.id))
     found: list[Met] = []
     still_open: list[tuple[Condition, tuple[str, ...]]] = []
@@ -249,7 +252,7 @@ def judge_triggers(posts: Sequence[Post], voters: dict[str, str | None], game: G
         if until is not None and cond.event.at > until:
             continue
         if cond.kind == "last_voter" and last_vote is None:
-            still_open.append((cond, ("round one's last valid vote is not known yet",)))
+            still_open.append((cond, (msg("round one's last valid vote is not known yet"),)))
             continue
         met, passed = find_met(cond, posts, voters, life, killer, last_vote)
         if met is None:
@@ -267,23 +270,28 @@ def judge_triggers(posts: Sequence[Post], voters: dict[str, str | None], game: G
         who, at = met.player, met.post.created_at
         if status.get(who) in ("substitute", "promoted"):  # T4
             status[who] = "civilian"
-            changes.append(Change(met, "T4", f"{who} meets a condition again: back to civilian "
-                                  "(T4)", announce_at(at, zone)))
+            changes.append(Change(met, "T4", msg("{player} meets a condition again: back to "
+                                                 "civilian (T4)", player=who),
+                                  announce_at(at, zone)))
         elif killer and not any(life.alive(k, at) for k in killer):  # T5
             status[who] = "promoted"
-            changes.append(Change(met, "T5", f"{who} becomes a substitute killer after the killer's "
-                                  "death: promoted at once (T5)", announce_at(at, zone)))
+            changes.append(Change(met, "T5", msg("{player} becomes a substitute killer after the "
+                                                 "killer's death: promoted at once (T5)",
+                                                 player=who), announce_at(at, zone)))
         else:
             status[who] = "substitute"
             since[who] = at
-            changes.append(Change(met, met.rule, f"{who} becomes a substitute killer",
+            changes.append(Change(met, met.rule, msg("{player} becomes a substitute killer",
+                                                     player=who),
                                   announce_at(at, zone)))
     for who in [p for p, s in status.items() if s == "substitute"]:  # promoted at the death
         death = _killer_death(game, killer, since[who], until) if killer else None
         if death is not None:
             status[who] = "promoted"
-            notes.append(Finding("T5", f"{who}, substitute killer since {_local(since[who], zone)}, "
-                                 f"is promoted at the killer's death ({_local(death, zone)})",
+            notes.append(Finding("T5", msg("{player}, substitute killer since {since}, is "
+                                           "promoted at the killer's death ({when})", player=who,
+                                           since=_local(since[who], zone),
+                                           when=_local(death, zone)),
                                  None, who, secret=True))
     return Judged(tuple(changes), tuple(still_open), status, tuple(notes), zone)
 
@@ -292,20 +300,23 @@ def _revival(met: Met, game: Game, life: Life, killer: frozenset[str], status: d
     """T7: the dead come back with the role they died with; the living name a player or die."""
     who, at = met.player, met.post.created_at
     if len(game.players) < REVIVAL_PLAYERS:
-        return Change(met, "T7", f"{who} meets the revival condition, but revival needs "
-                      f"{REVIVAL_PLAYERS} or more players ({len(game.players)}): no effect", None)
+        return Change(met, "T7", msg("{player} meets the revival condition, but revival needs "
+                                     "{needed} or more players ({players}): no effect", player=who,
+                                     needed=REVIVAL_PLAYERS, players=len(game.players)), None)
     orphaned = bool(killer) and not any(life.alive(k, at) for k in killer)
     killing = who in killer or status.get(who) == "promoted" or (
         status.get(who) == "substitute" and orphaned)
     if not life.alive(who, at):
-        role = "killer" if killing else "civilian"
-        return Change(met, "T7", f"{who} (dead) meets the revival condition: comes back as {role}",
+        role = msg("killer") if killing else msg("civilian")
+        return Change(met, "T7", msg("{player} (dead) meets the revival condition: comes back as "
+                                     "{role}", player=who, role=role),
                       announce_at(at, game.timezone))
     if killing:
-        return Change(met, "T7", f"{who} meets the revival condition as a killer: no naming, kills "
-                      "as usual", announce_at(at, game.timezone))
-    return Change(met, "T7", f"{who} meets the revival condition alive: may name one player to die "
-                  "next round; names nobody: dies himself", announce_at(at, game.timezone))
+        return Change(met, "T7", msg("{player} meets the revival condition as a killer: no naming, "
+                                     "kills as usual", player=who), announce_at(at, game.timezone))
+    return Change(met, "T7", msg("{player} meets the revival condition alive: may name one player "
+                                 "to die next round; names nobody: dies himself", player=who),
+                  announce_at(at, game.timezone))
 
 
 def _local(at: datetime, zone: str) -> str:
@@ -314,11 +325,12 @@ def _local(at: datetime, zone: str) -> str:
 
 def trigger_line(change: Change, zone: str) -> str:
     met = change.met
-    head = (f"“{met.condition.name}”: {met.player} at floor {met.post.position} "
-            f"({_local(met.post.created_at, zone)}): {change.result}")
+    head = msg("“{condition}”: {player} at floor {floor} ({when}): {result}",
+               condition=met.condition.name, player=met.player, floor=met.post.position,
+               when=_local(met.post.created_at, zone), result=change.result)
     if change.announce is not None:
-        head += f"; announce at {_local(change.announce, zone)} (T6)"
-    return head + "".join(f"; passed over {p}" for p in met.passed)
+        head = msg("{head}; announce at {when} (T6)", head=head, when=_local(change.announce, zone))
+    return msg_clauses(head, *(msg("passed over {who}", who=p) for p in met.passed))
 
 
 def trigger_findings(judged: Judged) -> tuple[Finding, ...]:
@@ -326,7 +338,8 @@ def trigger_findings(judged: Judged) -> tuple[Finding, ...]:
     out = list(judged.notes)
     out += [Finding(c.rule, trigger_line(c, judged.zone), None, c.met.player, secret=True)
             for c in judged.changes]
-    out += [Finding("T1", f"“{cond.name}” not met yet" + "".join(f"; passed over {p}" for p in passed),
+    out += [Finding("T1", msg_clauses(msg("“{condition}” not met yet", condition=cond.name),
+                                      *(msg("passed over {who}", who=p) for p in passed)),
                     secret=True) for cond, passed in judged.open]
     return tuple(out)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from tally.model import Action, Finding, NameMatch
+from tally.model import Action, Finding, NameMatch, msg, msg_n
 from tally.names import normalise
 from tally.rules.reading import Context, Reading, Stage, second_after, void_steps
 
@@ -51,7 +51,8 @@ def late(rule: str, precision: str) -> Stage:
         deadline = ctx.day.deadline
         if posted < second_after(deadline, precision):
             return reading, ()
-        reason = f"late: posted {ctx.clock(posted, deadline)}, deadline {ctx.clock(deadline, posted)}"
+        reason = msg("late: posted {posted}, deadline {deadline}", posted=ctx.clock(posted, deadline),
+                     deadline=ctx.clock(deadline, posted))
         return void_steps(reading, rule, reason), ()
 
     return each(check)
@@ -69,10 +70,11 @@ def voter_may_vote(rule: str, dead_rule: str) -> Stage:
         if died is None:
             return reading, ()
         if died >= ctx.day.start:  # died today: the standing vote stays, no change (K12)
-            reason = (f"{reading.voter} died at {ctx.clock(died)}: a dead player's vote can no "
-                      "longer be changed or revoked")
+            reason = msg("{player} died at {when}: a dead player's vote can no longer be changed "
+                         "or revoked", player=reading.voter, when=ctx.clock(died))
             return void_steps(reading, dead_rule, reason), ()
-        return void_steps(reading, rule, f"{reading.voter} is dead (since {ctx.clock(died)})"), ()
+        return void_steps(reading, rule, msg("{player} is dead (since {when})", player=reading.voter,
+                                             when=ctx.clock(died))), ()
 
     return each(check)
 
@@ -89,17 +91,18 @@ def edit_marker(rule: str, revoke_rule: str, void_revokes: bool, void_votes: boo
         edit = reading.post.edit
         if edit is None or (edit.edited_at is not None and edit.edited_at > ctx.cutoff):
             return reading, ()
-        evidence = reading.evidence + (f"edit marker: {edit.text}",)
+        evidence = reading.evidence + (msg("edit marker: {marker}", marker=edit.text),)
         staff = {normalise(s) for s in ctx.game.staff}
         if edit.editor and normalise(edit.editor) in staff:
-            kept = f"edited by staff {edit.editor}, kept"
+            kept = msg("edited by staff {editor}, kept", editor=edit.editor)
             return replace(reading, evidence=evidence, remarks=reading.remarks + (kept,)), ()
-        reason = f"edit marker '{edit.text}'"
-        if edit.edited_at is None:
-            reason += " (the marker has no date: taken as made before the deadline)"
+        reason = (msg("edit marker '{marker}' (the marker has no date: taken as made before the "
+                      "deadline)", marker=edit.text) if edit.edited_at is None
+                  else msg("edit marker '{marker}'", marker=edit.text))
         voided = void_steps(reading, rule, reason, kinds)
         if void_revokes:
-            voided = void_steps(voided, revoke_rule, f"revoke in an edited post: {reason}", ("unvote",))
+            voided = void_steps(voided, revoke_rule, msg("revoke in an edited post: {reason}",
+                                                         reason=reason), ("unvote",))
         return replace(voided, evidence=evidence), ()
 
     return each(check)
@@ -118,10 +121,11 @@ def target_alive(rule: str) -> Stage:
             if step.void is None and dead(step.action):
                 target = step.action.target or ""
                 died = ctx.life.death(target, at)
-                since = f" (died {ctx.clock(died, at)})" if died else ""
-                reading = void_steps(reading, rule, f"{target} was not alive at "
-                                     f"{ctx.clock(at)}{since}", ("vote",),
-                                     only=_aimed_at(target))
+                why = (msg("{player} was not alive at {when} (died {died})", player=target,
+                           when=ctx.clock(at), died=ctx.clock(died, at)) if died
+                       else msg("{player} was not alive at {when}", player=target,
+                                when=ctx.clock(at)))
+                reading = void_steps(reading, rule, why, ("vote",), only=_aimed_at(target))
         return reading, ()
 
     return each(check)
@@ -134,7 +138,8 @@ def joke(rule: str) -> Stage:
         for step in reading.steps:
             if step.void is None and step.action.joke:
                 text = step.action.text or step.action.written
-                reading = void_steps(reading, rule, f"joke vote: '{text}'", ("vote", "no_elimination"),
+                reading = void_steps(reading, rule, msg("joke vote: '{text}'", text=text),
+                                     ("vote", "no_elimination"),
                                      only=_this(step.action))
         return reading, ()
 
@@ -147,7 +152,7 @@ def no_elimination(rule: str, allowed: bool) -> Stage:
     def check(reading: Reading, ctx: Context) -> tuple[Reading, tuple[Finding, ...]]:
         if allowed:
             return reading, ()
-        return void_steps(reading, rule, "not a player: this game has no no-elimination vote",
+        return void_steps(reading, rule, msg("not a player: this game has no no-elimination vote"),
                           ("no_elimination",)), ()
 
     return each(check)
@@ -170,7 +175,7 @@ def names_resolved(rule: str = "C2") -> Stage:
             reason = unresolved_reason(match)
             reading = void_steps(reading, rule, reason, ("vote",), only=_this(step.action))
             if match.how != "ignored":
-                where = f" (written by {reading.voter or reading.post.author} in post {reading.post.id})"
+                where = (reading.voter or reading.post.author, reading.post.id)
                 findings.append(Finding(rule, unresolved_reason(match, where), reading.post.id,
                                         reading.voter, needs_gm=True))
         return reading, tuple(findings)
@@ -178,18 +183,25 @@ def names_resolved(rule: str = "C2") -> Stage:
     return each(check)
 
 
-def unresolved_reason(match: NameMatch, where: str = "") -> str:
-    """"unresolved name 'Carrol?' (ambiguous): best guess Carol 78"; `where` follows the name."""
+def unresolved_reason(match: NameMatch, where: tuple[str, str] | None = None) -> str:
+    """"unresolved name 'Carrol?' (ambiguous): best guess Carol 78"; `where` (who wrote it, in
+    which post) follows the name."""
     if match.how == "ignored":
-        return f"name '{match.written}' is ignored by the GM's resolutions"
+        return msg("name '{name}' is ignored by the GM's resolutions", name=match.written)
+    name = (msg("'{name}' (written by {player} in post {post})", name=match.written,
+                player=where[0], post=where[1]) if where else msg("'{name}'", name=match.written))
     if match.named:  # issue 13: one vote line, several players
-        return (f"'{match.written}'{where} names {len(match.named)} players "
-                f"({', '.join(match.named)}): counted for nobody; the GM decides")
-    kind = {"ambiguous": "ambiguous", "mixed_script": "mixes scripts"}.get(match.how)
-    head = f"unresolved name '{match.written}'{where}" + (f" ({kind})" if kind else "")
+        return msg_n("{name} names {n} players ({players}): counted for nobody; the GM decides",
+                     "{name} names {n} players ({players}): counted for nobody; the GM decides",
+                     name=name, n=len(match.named), players=tuple(match.named))
+    kind = {"ambiguous": msg("ambiguous"), "mixed_script": msg("mixes scripts")}.get(match.how)
+    head = (msg("unresolved name {name} ({kind})", name=name, kind=kind) if kind
+            else msg("unresolved name {name}", name=name))
     if match.runner_up:
-        return f"{head}: best guess {match.runner_up} {match.runner_up_score:.0f}"
-    return f"{head}: no player on the roster is close"
+        score = f"{match.runner_up_score:.0f}"
+        return msg("{head}: best guess {player} {score}", head=head, player=match.runner_up,
+                   score=score)
+    return msg("{head}: no player on the roster is close", head=head)
 
 
 # Which steps a policy voids, bound now: a lambda in a loop would see the loop's last value.

@@ -390,9 +390,12 @@ def audit(
         "count differs and why. Exit 0 when recomputed exactly, 5 when the same pages give "
         "another result (tally changed), 3 when the store was altered."),
     fmt: str = typer.Option("text", "--format", "-f", help="text | json"),
+    lang: str | None = LangOpt,
 ) -> None:
     """Say, for every post in the day's window, why it counted or not; with the snapshot store,
     what changed between its fetches (edit forensics)."""
+    from tally.render.i18n import language_for
+
     with errors():
         known_format(fmt, ("text", "json"))
         if from_snapshot is not None:
@@ -403,7 +406,7 @@ def audit(
             if given:
                 raise InputError(f"--from-snapshot repeats the recorded count: leave out "
                                  f"{', '.join(given)}")
-            code = _audit_snapshot(game, from_snapshot, store, player, post, fmt)
+            code = _audit_snapshot(game, from_snapshot, store, player, post, fmt, lang)
             if code:
                 raise typer.Exit(code)
             return
@@ -413,7 +416,8 @@ def audit(
             typer.echo(f"snapshot {counted.snapshot}: recorded what this audit read "
                        f"({counted.versions} page versions)", err=True)
         report = _forensics(counted.main, counted.game, counted.tally)
-        _print_audit(counted.tally, report, player, post, fmt, {"snapshot": counted.snapshot})
+        _print_audit(counted.tally, report, player, post, fmt, {"snapshot": counted.snapshot},
+                     language_for(counted.game, lang))
 
 
 def _forensics(main: StoredThread | None, game: Game, tally: Tally) -> Report | None:
@@ -423,14 +427,15 @@ def _forensics(main: StoredThread | None, game: Game, tally: Tally) -> Report | 
 
 
 def _print_audit(tally: Tally, report: Report | None, player: str | None, post: str | None,
-                 fmt: str, more: dict[str, object]) -> None:
+                 fmt: str, more: dict[str, object], lang: str = "en") -> None:
     from tally.render.audit import render_audit
     from tally.render.jsonout import as_dict, forensics
 
     if post is not None and not any(v.post_id == post for v in tally.verdicts):
         raise InputError(f"post {post} is not in day {tally.day}'s window")
     if fmt == "text":
-        typer.echo(render_audit(tally, player=player, post=post, forensics=report), nl=False)
+        typer.echo(render_audit(tally, player=player, post=post, forensics=report, lang=lang),
+                   nl=False)
         return
     import json
 
@@ -444,7 +449,8 @@ def _print_audit(tally: Tally, report: Report | None, player: str | None, post: 
 
 
 def _audit_snapshot(game_path: Path, snapshot_id: int, store_path: Path | None,
-                    player: str | None, post: str | None, fmt: str) -> int:
+                    player: str | None, post: str | None, fmt: str,
+                    lang: str | None = None) -> int:
     """--from-snapshot: the recorded count again from the store alone (never a Fetcher here)."""
     from tally import evidence, forensics
     from tally.store import Store
@@ -481,9 +487,12 @@ def _audit_snapshot(game_path: Path, snapshot_id: int, store_path: Path | None,
                          "command": snap.command, "exact": replayed.exact,
                          "differences": list(replayed.differences)},
             "today": {"same": now.same, "differences": list(now.lines)}}
-        _print_audit(replayed.tally, report, player, post, fmt, more)
+        _print_audit(replayed.tally, report, player, post, fmt, more)  # JSON: data, English
     else:
-        _print_audit(replayed.tally, report, player, post, fmt, {})
+        from tally.render.i18n import language_for
+
+        _print_audit(replayed.tally, report, player, post, fmt, {},
+                     language_for(replayed.game, lang))
         typer.echo("\n".join(verdict + today))
     return 0 if replayed.exact else EXIT_NEEDS_GM
 

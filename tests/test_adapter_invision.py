@@ -539,7 +539,8 @@ def test_mafia_ru_day_counted_from_the_ipb3_guest_pages() -> None:
         "a guest's view: skipped the sign-in prompt ('Авторизуйтесь для ответа в теме'): not a post"]
 
     text = CliRunner().invoke(app, ["count", str(GUEST_IPB3 / "game.toml"), "--from", str(GUEST_IPB3),
-                                    "--fetched-at", "2017-10-11T18:58:00Z", "--format", "text"])
+                                    "--fetched-at", "2017-10-11T18:58:00Z", "--format", "text",
+                                    "--lang", "en"])  # the mafia-ru game's own is Russian
     assert text.exit_code == 0, text.output
     reading = text.stdout.split("Reading the thread:\n", 1)[1]
     assert reading.startswith("  - page 1: skipped an advertisement between the posts")

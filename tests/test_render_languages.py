@@ -370,3 +370,45 @@ def test_a_new_language_is_one_catalogue_file(tmp_path: Path, monkeypatch: pytes
         assert post.startswith("[b][u]Conteggio dei voti, giorno 2: Мафия, игра 7[/u][/b]")
     finally:
         i18n.get.cache_clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# The audit and the GM report: the rules' reasons are messages, said in the game's language
+
+def audit(game: Path, source: Path, fetched_at: str, *more: str) -> str:
+    result = CliRunner().invoke(app, ["audit", str(game), "--from", str(source),
+                                      "--fetched-at", fetched_at, *more])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_the_audit_gives_each_reason_in_the_games_language(tmp_path: Path) -> None:
+    game = espia_game(tmp_path)
+    spanish = audit(game, ESPIA, "2016-01-20T22:30:00Z").splitlines()
+    assert spanish[0] == ("Auditoría del día 1 (¿Quién es el Espía? — Día 1, reglas espia): 9 de 9 "
+                          "mensajes; horas en Europe/Madrid")
+    late = spanish.index("#7    mensaje 3108       2016-01-18 22:01:00 Lestrade         NULO       "
+                         "-> Moriarty  [E1]")
+    assert spanish[late + 1:late + 4] == ["      tarde: enviado 22:01:00, cierre 22:00:00",
+                                          "      nombre: 'Moriarty' -> Moriarty (exacto)",
+                                          "      pruebas: hora mostrada: Lun 18 Ene 2016, 22:01"]
+    assert "      enviado por el moderador (staff), que no vota" in spanish
+    totals = spanish.index("Totales: contados 5, sin voto 2, nulos 2")
+    assert spanish[totals + 1] == "Lectura del tema:"  # then the adapter's own notes
+    english = audit(game, ESPIA, "2016-01-20T22:30:00Z", "--lang", "en").splitlines()
+    assert "      late: posted 22:01:00, deadline 22:00:00" in english
+    assert "Totals: counted 5, not_a_vote 2, void 2" in english and "Reading the thread:" in english
+
+
+def test_the_gm_report_in_russian(tmp_path: Path) -> None:
+    game = game_file(tmp_path, MAFIA, ('preset = "majority"', 'preset = "mafia-ru"'),
+                     ("patterns = ['(?m)^[ \\t]*(?P<target>\\w+(?:[ \\t]\\w+)?)[ \\t]*$']\n", ""),
+                     ('void_edited = true                  # "Правленые посты не засчитываются"\n',
+                      ""))
+    text = count(game, MAFIA, "2017-10-11T08:00:00Z", "--format", "text")
+    gm = text[text.index("Отчёт ведущего"):]
+    assert gm.startswith("Отчёт ведущего (лично: не публиковать)\n" + "=" * 32 + "\n")
+    assert ("  - R2 [нужен ведущий]: сообщение 900107 от Марго: сообщение с голосом отредактировано: "
+            "учтено как написано; голос нельзя менять (правило 11): проверяет ведущий (сообщение "
+            "900107)") in gm
+    assert "Не голосовали: Алоизий, Соков" in gm

@@ -83,11 +83,11 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
-# What a reader sees. The rules' own reasons (class "reason") and the evidence are left out
-# here: they are the rules' English until they become messages (issue 14, last piece).
+# What a reader sees: the page's words, the rules' reasons and findings, the evidence. Left out:
+# the preset's notes on the GM page (class "note": the preset's defaults, still in English).
 SEEN = """() => {
   const body = document.body.cloneNode(true);
-  body.querySelectorAll('.reason, .evidence').forEach(e => e.remove());
+  body.querySelectorAll('.note').forEach(e => e.remove());
   document.documentElement.appendChild(body); body.style.display = 'block';
   const text = body.innerText; body.remove();
   return [document.title, text,
@@ -118,6 +118,8 @@ def untranslated(text: str, lang: str) -> list[str]:
         catalogue = pofile.read_po(f, locale=lang)
     ids = [(english, m.string) for m in catalogue if m.id
            for english in (m.id if isinstance(m.id, tuple) else (m.id,))]
+    translated = "\n".join(s for _, value in ids
+                           for s in (value if isinstance(value, tuple) else (value,)))
     found = []
     for msgid, value in ids:
         if msgid in (value if isinstance(value, tuple) else (value,)):
@@ -129,7 +131,10 @@ def untranslated(text: str, lang: str) -> list[str]:
         # One word ("Chart", "void") is a label: left in English it is a whole cell or line;
         # a sentence is left in English anywhere.
         edges = (r"(?:^|[\t\n])", r"(?=$|[\t\n])") if len(words) == 1 else (r"(?<![A-Za-z])", r"(?![A-Za-z])")
-        if re.search(edges[0] + pattern + edges[1], text, re.M):
+        english = re.compile(edges[0] + pattern + edges[1], re.M)
+        if english.search(translated):
+            continue  # the language's own words read like it ("vote pour {player}" in French)
+        if english.search(text):
             found.append(msgid)
     return found
 
@@ -207,6 +212,7 @@ def test_every_message_rendered_is_in_the_catalogue(tmp_path: Path, monkeypatch,
     for fmt in ("bbcode", "jv", "markdown", "text"):
         run("count", game, *ESPIA_SAVED, "--format", fmt, "--lang", lang)
     run("report", game, "--html", tmp_path / "p.html", *ESPIA_SAVED, "--lang", lang, "--gm")
+    run("audit", game, *ESPIA_SAVED, "--lang", lang)
     assert sorted(recording.missed) == []
 
 

@@ -22,7 +22,7 @@ def render(tally: Tally, fmt: str, *, public: bool = False, lang: str = "en") ->
         return post.render_post(tally, fmt, lang)
     if fmt == "text":
         text = post.render_post(tally, "text", lang)
-        return text if public else text + "\n" + gmreport.render_gm(tally)
+        return text if public else text + "\n" + gmreport.render_gm(tally, lang)
     if fmt == "json":
         return jsonout.render_json(tally, public=public)
     raise InputError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")

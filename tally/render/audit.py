@@ -4,7 +4,8 @@ For each vote, the name match (what was written, which player, score, runner-up)
 evidence (edit marker, time as shown) follow on indented lines, with the post's link. When the
 thread was read through the snapshot store, a forensics section follows: each change found
 between the stored fetches, with the copy before and the copy after and their fetch times
-(issue 6); the post's own lines point at it.
+(issue 6); the post's own lines point at it. Written in the game's language (issue 14): the
+rules' reasons are messages, translated here; names and the forum's text stay as written.
 """
 
 from __future__ import annotations
@@ -14,50 +15,78 @@ from typing import TYPE_CHECKING
 
 from tally import times
 from tally.model import NameMatch, Tally, Verdict
+from tally.render.i18n import Lang, get
 
 if TYPE_CHECKING:  # records only: renderers never import the reading code
     from tally.forensics import Change, Copy, Report
 
 
-def describe_match(m: NameMatch) -> str:
+def describe_match(m: NameMatch, t: Lang | None = None) -> str:
+    t = t or get()
+    written, runner_score = repr(m.written), f"{m.runner_up_score:.0f}"
     if m.how in ("exact", "alias", "resolution"):
-        return f"name: {m.written!r} -> {m.player} ({m.how})"
+        how = {"exact": t.p_("name match", "exact"), "alias": t.p_("name match", "alias"),
+               "resolution": t.p_("name match", "resolution")}[m.how]
+        return t._("name: {written} -> {player} ({how})", written=written, player=m.player or "",
+                   how=how)
     if m.how == "fuzzy":
-        runner = f", runner-up {m.runner_up} {m.runner_up_score:.0f}" if m.runner_up else ""
-        return f"name: {m.written!r} -> {m.player} (fuzzy, score {m.score:.0f}{runner})"
+        score = f"{m.score:.0f}"
+        if m.runner_up:
+            return t._("name: {written} -> {player} (fuzzy, score {score}, runner-up {runner} "
+                       "{runner_score})", written=written, player=m.player or "", score=score,
+                       runner=m.runner_up, runner_score=runner_score)
+        return t._("name: {written} -> {player} (fuzzy, score {score})", written=written,
+                   player=m.player or "", score=score)
     if m.how == "ignored":
-        return f"name: {m.written!r} ignored by the GM's resolutions"
+        return t._("name: {written} ignored by the GM's resolutions", written=written)
     if m.named:  # several players on one vote line (issue 13): no "closest" to suggest
-        return f"name: {m.written!r} -> ambiguous, names {', '.join(m.named)}"
-    guess = f"; closest {m.runner_up} {m.runner_up_score:.0f}" if m.runner_up else ""
-    label = {"ambiguous": "ambiguous", "unknown": "no player", "mixed_script": "mixes scripts"}[m.how]
-    return f"name: {m.written!r} -> {label}{guess}"
+        return t._("name: {written} -> ambiguous, names {players}", written=written,
+                   players=t.names(m.named))
+    label = {"ambiguous": t.p_("name match", "ambiguous"), "unknown": t.p_("name match", "no player"),
+             "mixed_script": t.p_("name match", "mixes scripts")}[m.how]
+    if m.runner_up:
+        return t._("name: {written} -> {label}; closest {runner} {runner_score}", written=written,
+                   label=label, runner=m.runner_up, runner_score=runner_score)
+    return t._("name: {written} -> {label}", written=written, label=label)
 
 
-def verdict_lines(v: Verdict, zone: str, changes: tuple[Change, ...] = ()) -> list[str]:
+def _verdict_word(verdict: str, t: Lang) -> str:
+    words = {"counted": t.p_("verdict", "counted"), "void": t.p_("verdict", "void"),
+             "superseded": t.p_("verdict", "superseded"), "not_a_vote": t.p_("verdict", "no vote")}
+    return words[verdict]
+
+
+def verdict_lines(v: Verdict, zone: str, changes: tuple[Change, ...] = (),
+                  t: Lang | None = None) -> list[str]:
+    t = t or get()
     local = times.to_local(v.time, zone)
-    head = (f"#{v.position:<4} post {v.post_id:<10} {local:%Y-%m-%d %H:%M:%S} "
-            f"{v.author:<16} {v.verdict.upper():<10}")
+    # The verdict's own key in English ("NOT_A_VOTE"), its word in another language.
+    word = (v.verdict if t.code == "en" else _verdict_word(v.verdict, t)).upper().replace(" ", "_")
+    post = t.p_("audit", "post")
+    head = f"#{v.position:<4} {post} {v.post_id:<10} {local:%Y-%m-%d %H:%M:%S} {v.author:<16} {word:<10}"
     if v.target:
         head += f" -> {v.target}"
     if v.rule:
         head += f"  [{v.rule}]"
     lines = [head.rstrip()]
     if v.reason:
-        lines.append(f"      {v.reason}")
+        lines.append(f"      {t.text(v.reason)}")
     if v.superseded_by and v.superseded_by not in v.reason:
-        lines.append(f"      superseded by post {v.superseded_by}")
+        lines.append("      " + t._("superseded by post {post}", post=v.superseded_by))
     if v.match:
-        lines.append(f"      {describe_match(v.match)}")
-    lines += [f"      evidence: {e}" for e in v.evidence]
-    lines += [f"      forensics {c.label}: {c.headline}" for c in changes]
+        lines.append(f"      {describe_match(v.match, t)}")
+    lines += ["      " + t._("evidence: {evidence}", evidence=t.text(e)) for e in v.evidence]
+    lines += ["      " + t._("forensics {label}: {headline}", label=c.label, headline=c.headline)
+              for c in changes]
     if v.permalink:
         lines.append(f"      {v.permalink}")
     return lines
 
 
 def render_audit(tally: Tally, *, player: str | None = None, post: str | None = None,
-                 forensics: Report | None = None) -> str:
+                 forensics: Report | None = None, lang: str = "en") -> str:
+    t = get(lang)
+
     def wanted(v: Verdict) -> bool:
         if post is not None and v.post_id != post:
             return False
@@ -68,49 +97,66 @@ def render_audit(tally: Tally, *, player: str | None = None, post: str | None = 
 
     chosen = [v for v in tally.verdicts if wanted(v)]
     zone = tally.zone
-    out = [f"Audit of day {tally.day} ({tally.game}, preset {tally.preset}): "
-           f"{len(chosen)} of {len(tally.verdicts)} posts; times in {zone}"]
+    out = [t._("Audit of day {day} ({game}, preset {preset}): {shown} of {total} posts; times in "
+               "{zone}", day=tally.day, game=tally.game, preset=tally.preset, shown=len(chosen),
+               total=len(tally.verdicts), zone=zone)]
     for v in chosen:
-        out += verdict_lines(v, zone, forensics.of_post(v.post_id) if forensics else ())
+        out += verdict_lines(v, zone, forensics.of_post(v.post_id) if forensics else (), t)
     summary: dict[str, int] = {}
     for v in chosen:
         summary[v.verdict] = summary.get(v.verdict, 0) + 1
-    out.append("Totals: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.items())))
+    keys = {"counted": t.p_("verdict key", "counted"), "void": t.p_("verdict key", "void"),
+            "superseded": t.p_("verdict key", "superseded"),
+            "not_a_vote": t.p_("verdict key", "not_a_vote")}
+    totals = t.p_("between names", ", ").join(f"{keys[k]} {t.number(n)}"
+                                              for k, n in sorted(summary.items()))
+    out.append(t._("Totals: {totals}", totals=totals))
     if tally.reading:  # what reading skipped (a sponsored block, a hidden post): issue 13
-        out += ["Reading the thread:", *(f"  - {note}" for note in tally.reading)]
+        out += [t._("Reading the thread:"), *(f"  - {t.text(note)}" for note in tally.reading)]
     if forensics is not None:
         shown = {v.post_id for v in chosen}
-        out += forensics_lines(forensics, zone, [c for c in forensics.changes if c.post_id in shown])
+        out += forensics_lines(forensics, zone, [c for c in forensics.changes if c.post_id in shown],
+                               t)
     return "\n".join(out) + "\n"
 
 
-def forensics_lines(report: Report, zone: str, changes: list[Change]) -> list[str]:
+def forensics_lines(report: Report, zone: str, changes: list[Change],
+                    t: Lang | None = None) -> list[str]:
     """The forensics section: each change with the copy before and the copy after."""
-    span = ""
+    t = t or get()
     if report.first is not None and report.last is not None:
-        span = f", {report.first:%Y-%m-%d %H:%M:%S} to {report.last:%Y-%m-%d %H:%M:%S} UTC"
-    head = (f"Forensics: {len(changes)} change{'s' if len(changes) != 1 else ''} found between "
-            f"the {report.fetches} stored page fetches{span}")
+        first, last = f"{report.first:%Y-%m-%d %H:%M:%S}", f"{report.last:%Y-%m-%d %H:%M:%S}"
+        head = t.n_("Forensics: {n} change found between the {fetches} stored page fetches, "
+                    "{first} to {last} UTC",
+                    "Forensics: {n} changes found between the {fetches} stored page fetches, "
+                    "{first} to {last} UTC", n=len(changes), fetches=report.fetches,
+                    first=first, last=last)
+    else:
+        head = t.n_("Forensics: {n} change found between the {fetches} stored page fetches",
+                    "Forensics: {n} changes found between the {fetches} stored page fetches",
+                    n=len(changes), fetches=report.fetches)
     out = [head]
     for change in changes:
-        out.append(f"{change.label} post {change.post_id} by {change.author} (#{change.position}): "
-                   f"{change.headline}")
+        out.append(t._("{label} post {post} by {author} (#{position}): {headline}",
+                       label=change.label, post=change.post_id, author=change.author,
+                       position=change.position, headline=change.headline))
         if change.note:
-            out.append(f"    {change.note}")
-        out += _copy_lines("before", "last fetch showing it", change.before, zone)
-        out += _copy_lines("after", "first fetch showing it", change.after, zone)
+            out.append(f"    {t.text(change.note)}")
+        out += _copy_lines(t._("before"), t._("last fetch showing it"), change.before, zone, t)
+        out += _copy_lines(t._("after"), t._("first fetch showing it"), change.after, zone, t)
     return out
 
 
-def _copy_lines(side: str, which: str, copy: Copy, zone: str) -> list[str]:
+def _copy_lines(side: str, which: str, copy: Copy, zone: str, t: Lang) -> list[str]:
     if copy.post is None:
-        which = "fetch lacking it"
-    lines = [f"  {side}: {which}, {_both_clocks(copy.fetched_at, zone)}, page {copy.page}, "
-             f"version {copy.version}"]
+        which = t._("fetch lacking it")
+    lines = ["  " + t._("{side}: {which}, {clocks}, page {page}, version {version}", side=side,
+                        which=which, clocks=_both_clocks(copy.fetched_at, zone, t),
+                        page=copy.page, version=copy.version)]
     return lines + [f"    | {line}".rstrip() for line in copy.text.splitlines()]
 
 
-def _both_clocks(at: datetime, zone: str) -> str:
+def _both_clocks(at: datetime, zone: str, t: Lang) -> str:
     """A fetch time in UTC and as the forum's clock showed it."""
-    local = times.to_local(at, zone)
-    return f"{at:%Y-%m-%d %H:%M:%S} UTC ({local:%Y-%m-%d %H:%M:%S} forum time)"
+    utc, local = f"{at:%Y-%m-%d %H:%M:%S}", f"{times.to_local(at, zone):%Y-%m-%d %H:%M:%S}"
+    return t._("{utc} UTC ({local} forum time)", utc=utc, local=local)

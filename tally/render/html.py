@@ -434,7 +434,7 @@ def _gm_section(tally: Tally, timeline: Timeline, roles: Mapping[str, str], t: L
     parts.append(_findings(t._("Flags"), [f for f in tally.findings if f.rule != "C2"], "flags", t))
     if tally.notes:
         parts.append("<h3>" + escape(t._("Preset defaults in force")) + "</h3><ul>"
-                     + "".join(f'<li class="reason">{_text(n, t)}</li>' for n in tally.notes)
+                     + "".join(f'<li class="note">{_text(n, t)}</li>' for n in tally.notes)
                      + "</ul>")
     parts.append("</section>")
     return "".join(parts)

@@ -120,8 +120,8 @@ class Lang:
             return str(value)
         if isinstance(value, int):
             return self.number(value)
-        if isinstance(value, tuple):
-            return self.names((str(v) for v in value), clean)
+        if isinstance(value, tuple):  # names, or the rules' phrases, one after another
+            return self.p_("between names", ", ").join(self._param(v, clean) for v in value)
         return str(value)
 
 
