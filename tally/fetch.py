@@ -363,7 +363,8 @@ def _follow(reply: requests.Response, current: str, origin: str, seen: set[str])
         target += "#" + fragment
     if not _same_site(origin, target):
         raise ForumError(f"{host}: {_public(origin)} redirects to {_public(target)}, outside "
-                         "the forum; not followed")
+                         "the forum; not followed (if that is the forum's new address, put it "
+                         "in the game file)")
     if _without_fragment(target) in seen:
         raise ForumError(f"{host}: redirect loop: {_public(origin)} leads back to "
                          f"{_public(target)}")

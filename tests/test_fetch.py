@@ -469,7 +469,8 @@ def test_a_redirect_to_another_host_is_not_followed(httpserver: HTTPServer) -> N
         with pytest.raises(ForumError) as caught:
             Fetcher(delay=0).get(httpserver.url_for("/t"))
         assert str(caught.value) == (f"127.0.0.1: {httpserver.url_for('/t')} redirects to "
-                                     f"{away}, outside the forum; not followed")
+                                     f"{away}, outside the forum; not followed (if that is "
+                                     "the forum's new address, put it in the game file)")
         assert caught.value.exit_code == EXIT_FORUM
         assert len(elsewhere.log) == 0 and len(httpserver.log) == 1  # asked once, never there
     finally:
