@@ -175,6 +175,12 @@ class _Run:
         waiting = next((row for row in queued if row.sha256 == sha), None)
         if waiting is None and not decision.post and posted and _awaiting(posted[-1]):
             waiting = posted[-1]
+        if waiting is not None and waiting.sha256 == sha and self.options.force:
+            # The GM's call: the moderators refused (or lost) the held copy; send it again.
+            decision = Decision(True, f"forced: the count held since "
+                                f"{clock(_sent_at(waiting), self.game.timezone)} sent again",
+                                decision.final)
+            waiting = None
         if waiting is not None:
             # The players have not seen the count in the queue: never "nothing to post" as if
             # they had, never the same count into the queue again (issue 13).

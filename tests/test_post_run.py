@@ -581,3 +581,18 @@ def test_a_run_on_a_slow_forum_ends_within_its_time_limit(board, game, monkeypat
     board.slow = 0.0
     again = post(game)  # the lock was let go; nothing half-written stops the next run
     assert again.exit_code == 0, again.output
+
+
+def test_force_sends_a_held_count_again_when_the_gm_says_so(board, game, monkeypatch):
+    """The moderators refused the held copy: only the GM's --force sends the same count again."""
+    board.moderated = True
+    at(monkeypatch, "2026-01-15 11:00")
+    board.add_post("Alice", "vote: Bob")
+    assert post(game).exit_code == 10
+    board.queue.clear()  # refused by the moderators: it never shows
+    at(monkeypatch, "2026-01-15 11:30")
+    assert post(game).exit_code == 10 and board.queue == []
+    again = post(game, "--force")
+    assert (again.exit_code, again.stdout) == (10, HELD_FIRST.format(
+        url=board.url, why="forced: the count held since 11:00 sent again"))
+    assert len(board.queue) == 1

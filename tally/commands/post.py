@@ -26,7 +26,8 @@ def post(
                                  "and why (or why not); post nothing, need no credentials."),
     store: Path | None = StoreOpt,
     force: bool = typer.Option(False, "--force", help="Post even when the posting policy "
-                               "says not now (never the same count twice)."),
+                               "says not now (never the same count twice, except one the forum "
+                               "still holds for a moderator: sent again)."),
     cookie_from_env: bool = typer.Option(False, "--cookie-from-env", help="Save the bot's "
                                          "session cookie from TALLY_COOKIE ('name=value; "
                                          "name2=value2', as a browser sends it) into the game's "
