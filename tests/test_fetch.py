@@ -556,8 +556,15 @@ def test_progress_shows_only_on_a_terminal(out: bool, err: bool, shown: bool) ->
         chosen.stop()
 
 
-def test_a_command_in_a_pipe_prints_no_progress(httpserver: HTTPServer) -> None:
-    assert Fetcher(delay=0).progress is __import__("tally.progress").progress.SILENT
+def test_a_fetcher_whose_output_goes_to_a_pipe_shows_no_progress(monkeypatch) -> None:
+    """`tally count … | tee`, or cron: stdout is not a terminal, so nothing on stderr either."""
+    import sys
+
+    from tally import progress
+
+    monkeypatch.setattr(sys, "stdout", Stream(False))
+    monkeypatch.setattr(sys, "stderr", Stream(True))
+    assert Fetcher(delay=0).progress is progress.SILENT
 
 
 def test_count_on_a_redirect_loop_is_one_line_exit_4(httpserver: HTTPServer, tmp_path) -> None:
