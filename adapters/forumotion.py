@@ -60,6 +60,7 @@ class Theme:
     author: tuple[etree.XPath, ...]  # containers of {POSTER_NAME} (and its /u link)
     date: tuple[etree.XPath, ...]  # containers whose text ends with {POST_DATE(_NEW)}
     message: tuple[etree.XPath, ...]  # the element holding {MESSAGE}
+    byline: bool = False  # the author box reads "{L_TOPIC_BY} {POSTER_NAME}" ("por Zven")
 
 
 # {MESSAGE}'s wrapper: the container's first BARE div. Not its first div: the Invision theme
@@ -92,6 +93,11 @@ THEMES = (
                         _classed("div", "postprofile") + "/descendant::dt"),
           date=_paths(_classed("div", "topic-date")),
           message=_paths(_classed("div", "content") + _WRAPPER)),
+    # The mobile version served to phones (Etana/template src/mobile): pages a GM saved on one.
+    Theme("mobile", (("body id", "mpage-body-modern"),),
+          author=_paths(_classed("div", "post-details")),
+          date=_paths(_classed("div", "post-info") + "/" + _classed("div", "h3")),
+          message=_paths(_classed("div", "post-content")), byline=True),
     # AwesomeBB's body has no id of its own (<body id="top">): its posts' div.post-wrap.
     Theme("awesomebb", (("class", "post-wrap"),),
           author=_paths(_classed("span", "post-author-name"), _classed("aside", "post-aside")),
@@ -153,10 +159,15 @@ _LINKS = etree.XPath("/descendant::a/@href[contains(., '/t') or contains(., 't='
                      smart_strings=False)
 _TEXT = etree.XPath("string()", smart_strings=False)
 _HEADINGS = etree.XPath("preceding::h1")
+# The current page's bold number in the pagination, wherever a theme puts {PAGINATION}; it
+# always starts with the "go to page" link: '<a href="javascript:Pagination();">Aller à la
+# page</a> : <b>1</b>, <a href="/t6p15-…">2</a>' (Etana/template var/PAGINATION.md).
 _CURRENT_PAGE = etree.XPath(
     "/descendant::*[contains(@class, 'pagination') or contains(@class, 'paging')"
     " or (contains(@class, 'gensmall') and starts-with(normalize-space(.), 'P'))]"
-    "/descendant-or-self::*[self::b or self::strong][not(ancestor::a)]/text()")
+    "/descendant-or-self::*[self::b or self::strong][not(ancestor::a)]/text()"
+    " | /descendant::a[starts-with(@href, 'javascript:Pagination')]"
+    "/following-sibling::*[self::b or self::strong][1]/text()")
 _LOGIN_FORM = etree.XPath("//form[contains(@action, 'login')]//input[@type='password']")
 _CHALLENGE = etree.XPath("//*[@id='challenge-form' or @id='cf-wrapper']")
 _FORUM_MESSAGE = _paths("//*[contains(concat(' ', normalize-space(@class), ' '), ' message ')]",
@@ -587,8 +598,7 @@ class PostReader:
         a real post without a readable date stops the count."""
         if post_id != "0" or _profile_link(element) or self._shown(element)[0] is not None:
             return None
-        box = self._find(element, "author")
-        return collapse(_text(box)) if box is not None else ""
+        return self._author_box(element)[1]
 
     def read(self, post_id: str, element: HtmlElement, position: int,
              hidden_text: str | None) -> Post:
@@ -626,13 +636,22 @@ class PostReader:
             notes=notes,
         )
 
+    def _author_box(self, element: HtmlElement) -> tuple[HtmlElement | None, str]:
+        """The element holding {POSTER_NAME}, and the name it shows (a guest's: no link)."""
+        for theme in self.themes:
+            for path in theme.author:
+                if found := path(element):
+                    name = collapse(_text(found[0]))
+                    # The board's "by" word comes first: a name never starts with it there.
+                    return found[0], name.partition(" ")[2] if theme.byline else name
+        return None, ""
+
     def _author(self, post_id: str, element: HtmlElement) -> tuple[str, str | None]:
         """Name and account id from the /u{id} profile link (§1.2, Lalf), guests by name."""
-        box = self._find(element, "author")
+        box, name = self._author_box(element)
         for scope in (box, element):
             if scope is not None and (found := _profile_link(scope)):
                 return found
-        name = collapse(_text(box)) if box is not None else ""
         if not name:
             raise self._fail(post_id, "no author")
         return name, None
@@ -752,8 +771,9 @@ def _edit_holders(element: HtmlElement, posts: set[int]) -> list[tuple[str, Html
         holder = text.getparent()
         if text.is_tail and holder is not None:
             holder = holder.getparent()
-        nearest = next((a for a in holder.iterancestors() if id(a) in posts), None) \
-            if holder is not None else None
+        # The mobile version prints the notice as bare text in the post element itself.
+        nearest = None if holder is None else holder if id(holder) in posts else next(
+            (a for a in holder.iterancestors() if id(a) in posts), None)
         if nearest is element:  # not a post nested inside this one
             found.append((str(text), holder))
     return found

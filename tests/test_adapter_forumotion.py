@@ -316,7 +316,7 @@ def test_a_quoted_date_line_and_edit_notice_are_not_the_posts() -> None:
 
 STOCK = [case for case in CASES if case.name.startswith("stock-")]
 THEME_OF = {"subsilver": "phpbb2", "prosilver": "phpbb3", "punbb": "punbb", "invision": "invision",
-            "modernbb": "modernbb", "awesomebb": "awesomebb"}
+            "modernbb": "modernbb", "awesomebb": "awesomebb", "mobile": "mobile"}
 SPONSORED = {"es": "Contenido patrocinado", "fr": "Contenu sponsorisé", "en": "Sponsored content",
              "pt": "Conteúdo patrocinado", "it": "Contenuto sponsorizzato",
              "de": "Gesponserte Inhalte"}
@@ -605,3 +605,15 @@ def test_an_unread_post_date_is_not_replaced_by_the_subjects(
     assert str(caught.value).startswith(f"Forumotion: {TOPIC}: not a thread page (post 12: "
                                         "cannot read the date in '")
     assert str(caught.value).endswith("Lun 18 Ene 2016, 22:00 20.01.16 21:58')")
+
+
+def test_a_guests_post_on_the_mobile_version_is_named_without_the_by_word() -> None:
+    post = ('<div id="p12" class="post-section row1 post--12"><div class="post-head">'
+            '<div class="post-info"><div class="h3">Hoy a las 21:00</div>'
+            '<div class="post-details">por Invitado Misterioso</div></div></div>'
+            '<div class="post-content">Voto: Moriarty</div></div>')
+    page = ENGINE.parse_page(_edited_template_page(' id="mpage-body-modern"', post), _ctx())
+    assert "theme: mobile" in page.notes
+    (guest,) = page.posts
+    assert (guest.author, guest.author_id, guest.body.own) == (
+        "Invitado Misterioso", None, "Voto: Moriarty")
