@@ -543,9 +543,12 @@ class Stream(io.StringIO):
 
 @pytest.mark.parametrize("out,err,shown", [(True, True, True), (True, False, False),
                                            (False, True, False), (False, False, False)])
-def test_progress_shows_only_on_a_terminal(out: bool, err: bool, shown: bool) -> None:
+def test_progress_shows_only_on_a_terminal(out: bool, err: bool, shown: bool,
+                                           monkeypatch) -> None:
     """A pipe or cron (either stream not a terminal) gets nothing; a terminal the status line."""
     from tally import progress
+
+    monkeypatch.setenv("TERM", "xterm-256color")  # CI may run with TERM=dumb (no status line)
 
     chosen = progress.for_terminal(Stream(out), Stream(err))
     assert isinstance(chosen, progress.Terminal) is shown
