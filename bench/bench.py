@@ -88,7 +88,8 @@ def ratio(engine_name: str, pages: list[tuple[bytes, PageContext]], extractor: E
 
 
 def child(argv: list[str]) -> tuple[float, float]:
-    """CPU seconds (user + system) and peak memory (MiB) of one child process."""
+    """CPU seconds (user + system) of one child process, and its rusage peak memory (MiB),
+    which on Linux includes the bench's own peak at the fork (bench/peak.py measures a count)."""
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -147,10 +148,11 @@ def full_count(folder: Path, posts: int, rounds: int) -> dict[str, float]:
 
     def count() -> float:
         store = folder / f"store-{len(peaks)}.sqlite"  # a first count each time
-        cpu_s, peak = child([sys.executable, "-m", "tally.cli", "count", str(game), "--from",
-                             str(pages), "--fetched-at", "2018-10-20 00:00", "--store",
-                             str(store)])
-        peaks.append(peak)
+        peak = folder / "peak.txt"
+        cpu_s, _ = child([sys.executable, str(Path(__file__).parent / "peak.py"), str(peak),
+                          "tally.cli", "count", str(game), "--from", str(pages), "--fetched-at",
+                          "2018-10-20 00:00", "--store", str(store)])
+        peaks.append(int(peak.read_text()) / 1024)
         return cpu_s
 
     out: dict[str, float] = {}
@@ -161,9 +163,14 @@ def full_count(folder: Path, posts: int, rounds: int) -> dict[str, float]:
         from selectolax.lexbor import LexborHTMLParser
 
         data = [path.read_bytes() for path in pages.glob("page-*.html")]
+
+        def each(parse: Callable[[bytes], object]) -> None:
+            for page in data:  # one tree at a time, as a reader holds them
+                parse(page)
+
         out["lxml_parse"], out["lexbor_parse"] = best_pair(
-            rounds, partial(cpu, lambda: [lxml.html.document_fromstring(d) for d in data]),
-            partial(cpu, lambda: [LexborHTMLParser(d) for d in data]))
+            rounds, partial(cpu, partial(each, lxml.html.document_fromstring)),
+            partial(cpu, partial(each, LexborHTMLParser)))
     return out
 
 
