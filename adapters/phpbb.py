@@ -32,7 +32,6 @@ from tally.adapters.html import (
     block_text,
     class_set,
     collapse,
-    compiled,
     first,
     has_class_xpath,
     parser_encoding,
