@@ -145,6 +145,8 @@ _LOCKED = etree.XPath("descendant::div[contains(@class, 'locked')]")
 # "该帖被管理员或版主屏蔽" (and the traditional-character packs): content shielded by the forum.
 _BANNED = re.compile("屏蔽|禁止|刪除|删除")
 _FAVATAR_PI = etree.XPath(f".//div[{has_class_xpath('favatar')}]/div[{has_class_xpath('pi')}]")
+# The pager's class token as a page can write it (alone, first, last, or in single quotes).
+_PAGER_MARKS = (b'"pg"', b'"pg ', b' pg"', b"'pg'", b" pg ")
 _PAGERS = (
     etree.XPath("id('pgt')//div[@class='pg']"),
     etree.XPath(f"//div[{has_class_xpath('pg')}]"),
@@ -321,20 +323,24 @@ class Discuz(Engine):
         posts_divs = _post_wrappers(root)
         if not posts_divs:
             raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
-        pager = next(iter(_first_found(root, _PAGERS)), None)
+        # helper_page::multi prints the pager as class="pg"; without one (a one-page thread)
+        # the page is spared the search of every div (DESIGN.md "Performance").
+        pager = next(iter(_first_found(root, _PAGERS)), None) if any(
+            mark in data for mark in _PAGER_MARKS) else None
         number = self._current_page(pager, ctx.url)
-        shown_tid = _page_tid(root)  # the page's own word (issue 16), not the URL's
+        markups = [_PostMarkup.of(root, div, pid) for div, pid in posts_divs]
+        shown_tid = _page_tid(root, markups, pager)  # the page's own word (issue 16)
         tid = shown_tid or _tid(ctx.url)
         reading = _Reading(ctx, number, ctx.per_page or self.default_per_page, tid,
                            times.local_now(ctx.fetched_at, ctx.zone), urljoin(ctx.url, "."),
                            _floor_numbers(ctx.floor_names or STOCK_FLOOR_NAMES))
         posts: list[Post] = []
         notes: list[str] = []
-        for index, (div, pid) in enumerate(posts_divs):
+        for index, markup in enumerate(markups):
             try:
-                post = self._read_post(_PostMarkup.of(root, div, pid), index, reading, notes)
+                post = self._read_post(markup, index, reading, notes)
             except Exception as exc:
-                reading_post(exc, pid)
+                reading_post(exc, markup.pid)
                 raise
             if post is not None:
                 posts.append(post)
@@ -584,13 +590,10 @@ class Discuz(Engine):
 # Where the template names the thread (issue 16), in the order of trust: the fast reply form, the
 # floor links (the first floor links the thread, the others findpost with ptid=), the "only this
 # author" links, the pager, the canonical link, the breadcrumb, the printable link. Links inside
-# messages are never read: a member may link any thread.
-_TID_PLACES = (
-    etree.XPath("id('fastpostform')/@action", smart_strings=False),
-    etree.XPath("//a[starts-with(@id, 'postnum')]/@href", smart_strings=False),
-    etree.XPath("//div[contains(@class, 'authi')]/a[contains(@href, 'authorid=')]/@href",
-                smart_strings=False),
-    etree.XPath(f"//div[{has_class_xpath('pg')}]/a/@href", smart_strings=False),
+# messages are never read: a member may link any thread. The floor and author links are the
+# ones the post reading found already (by id), so no search of the page runs for them.
+_FASTPOST = etree.XPath("id('fastpostform')/@action", smart_strings=False)
+_TID_LATER = (
     etree.XPath("//link[@rel='canonical']/@href", smart_strings=False),
     etree.XPath("id('pt')//a/@href", smart_strings=False),
     etree.XPath("//a[contains(@href, 'action=printable')]/@href", smart_strings=False),
@@ -598,9 +601,20 @@ _TID_PLACES = (
 _TID_IN = re.compile(r"[?&](?:amp;)?p?tid=(\d+)|thread-(\d+)-\d+-\d+\.html")
 
 
-def _page_tid(root: HtmlElement) -> str | None:
+def _page_tid(root: HtmlElement, markups: list[_PostMarkup],
+              pager: HtmlElement | None) -> str | None:
     """The thread id the page itself shows; None when it names none."""
-    for place in _TID_PLACES:
+    hrefs: list[str] = list(_FASTPOST(root))
+    hrefs += [m.floor_link.get("href") or "" for m in markups if m.floor_link is not None]
+    hrefs += [link.get("href") or "" for m in markups for link in m.authi_links
+              if "authorid=" in (link.get("href") or "")]
+    if pager is not None:
+        hrefs += [link.get("href") or "" for link in pager.iterchildren("a")]
+    for href in hrefs:
+        found = _TID_IN.search(href)
+        if found:
+            return found.group(1) or found.group(2)
+    for place in _TID_LATER:
         for href in place(root):
             found = _TID_IN.search(href)
             if found:
