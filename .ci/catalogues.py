@@ -13,6 +13,7 @@ fuzzy, or misses a plural form; and when a compiled .mo differs from its .po.
 
 from __future__ import annotations
 
+import string
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,15 @@ def ids(catalog: Catalog) -> set[tuple[str | None, object]]:
     return {(m.context, norm(m.id)) for m in catalog if m.id}
 
 
+def fields(template: str) -> set[str]:
+    """The {named} fields of a message, as str.format reads them (a stray brace is a field too,
+    and fails the check)."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    except ValueError:
+        return {"<unbalanced brace>"}
+
+
 def read_po(path: Path) -> Catalog:
     with path.open("rb") as f:
         return pofile.read_po(f, locale=path.parent.parent.name)
@@ -69,6 +79,11 @@ def problems_of(po_path: Path, wanted: set[tuple[str | None, object]]) -> list[s
         if m.fuzzy or not all(strings) or (
                 isinstance(m.id, tuple) and len(strings) != catalog.num_plurals):
             out.append(f"{lang}: {m.id!r} is not translated (or fuzzy, or lacks a plural form)")
+        known = set().union(*(fields(i) for i in (m.id if isinstance(m.id, tuple) else (m.id,))))
+        for s in strings:
+            if s and not fields(s) <= known:  # str.format would fail on an unknown field
+                out.append(f"{lang}: {s!r} has fields {sorted(fields(s) - known)} that "
+                           f"{m.id!r} does not give")
     mo_path = po_path.with_suffix(".mo")
     if not mo_path.exists():
         return out + [f"{lang}: no compiled {mo_path.name} (run .ci/catalogues.py update)"]

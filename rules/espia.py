@@ -46,6 +46,7 @@ from tally.rules.outcome import (
     piles,
     tally,
     tie_between,
+    tiebreak_note,
 )
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage
@@ -193,24 +194,26 @@ def non_voters(readings: tuple[Reading, ...], ctx: Context, living: tuple[str, .
 
 
 def notes(o: EspiaOptions) -> tuple[str, ...]:
-    tie = {"gm": "the GM decides (default)", "random": "a seeded random draw (game file)",
-           "none": "nobody dies (game file)"}[o.tiebreak]
+    tie = tiebreak_note(o.tiebreak, msg("nobody dies (game file)"))
+    unit = msg("second") if o.precision == "second" else msg("minute")
     return (
-        f"E1/C7: the deadline {o.precision} is inclusive (22:00 counts, 22:01 is late)",
-        "E3: a revoke is a change of vote; repeating the same target is not",
-        "E3: an edit is a change only when a saved copy shows a different earlier target; "
-        "otherwise the post is taken as it reads and the GM is asked",
-        f"E9: a tie: {tie}",
-        "E5: a protection claim on the most voted makes the public result wait for the GM",
-        "E6: a Tramposo power used on an earlier day is spent, whether or not it took effect",
-        "E7: the Alcalde's redirect is a public post: the public count moves the votes; whether the "
-        "claimant holds the role, and a revealed Alcalde's lead counting the Tramposo's votes (Tip 2), "
-        "are the GM's: the public result waits for the GM when either may change it",
-        "E7: the window 21:30-21:45 and the 5 minutes between tries are read like E1 (the minute "
-        "21:45 is in); a void try uses one of the two",
-        "E7: a tie made by the Alcalde's own vote is one he would lead without his standing vote",
-        "E7: the Tramposo's votes are not moved by a redirect: they stay on their targets in the "
-        "GM's count (the rulebook is silent)",
+        msg("E1/C7: the deadline {unit} is inclusive (22:00 counts, 22:01 is late)", unit=unit),
+        msg("E3: a revoke is a change of vote; repeating the same target is not"),
+        msg("E3: an edit is a change only when a saved copy shows a different earlier target; "
+            "otherwise the post is taken as it reads and the GM is asked"),
+        msg("E9: a tie: {tie}", tie=tie),
+        msg("E5: a protection claim on the most voted makes the public result wait for the GM"),
+        msg("E6: a Tramposo power used on an earlier day is spent, whether or not it took effect"),
+        msg("E7: the Alcalde's redirect is a public post: the public count moves the votes; "
+            "whether the claimant holds the role, and a revealed Alcalde's lead counting the "
+            "Tramposo's votes (Tip 2), are the GM's: the public result waits for the GM when "
+            "either may change it"),
+        msg("E7: the window 21:30-21:45 and the 5 minutes between tries are read like E1 (the "
+            "minute 21:45 is in); a void try uses one of the two"),
+        msg("E7: a tie made by the Alcalde's own vote is one he would lead without his standing "
+            "vote"),
+        msg("E7: the Tramposo's votes are not moved by a redirect: they stay on their targets in "
+            "the GM's count (the rulebook is silent)"),
     )
 
 

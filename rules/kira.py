@@ -13,6 +13,7 @@ from tally.rules.outcome import (
     draw,
     draw_seed,
     drawn,
+    inclusive,
     leaders,
     most_votes,
     not_voting,
@@ -96,18 +97,19 @@ def _tiebreak(top: tuple[Pile, ...], ctx: Context) -> tuple[str, Message, str | 
 
 
 def notes(o: KiraOptions) -> tuple[str, ...]:
-    revokes = ("K4a: revokes in edited posts are void (default)" if o.void_edited_revokes
-               else "K4a: revokes in edited posts are kept (game file)")
+    revokes = (msg("K4a: revokes in edited posts are void (default)") if o.void_edited_revokes
+               else msg("K4a: revokes in edited posts are kept (game file)"))
     return (
-        f"C7: the deadline {o.precision} is inclusive",
+        inclusive(o.precision),
         revokes,
-        "K4: an edit marker without a date is taken as made before the deadline (void)",
-        ("K4b: an edit dated after the deadline does not void; the text at the deadline comes "
-         "from a saved copy, else the GM is asked"),
-        ("K4: a text changed with no edit message (a silent edit) is not void: 213 names the "
-         "message; one seen only after the deadline is judged on the copy fetched by then (C6)"),
-        ("K10: a tie the earliest-last-vote rule cannot break is drawn: sorted(tied)"
-         "[int(seed, 16) % n], seed = sha256('<thread url>|day <n>') first 16 hex digits"),
+        msg("K4: an edit marker without a date is taken as made before the deadline (void)"),
+        msg("K4b: an edit dated after the deadline does not void; the text at the deadline comes "
+            "from a saved copy, else the GM is asked"),
+        msg("K4: a text changed with no edit message (a silent edit) is not void: 213 names the "
+            "message; one seen only after the deadline is judged on the copy fetched by then (C6)"),
+        msg("K10: a tie the earliest-last-vote rule cannot break is drawn: {formula}",
+            formula="sorted(tied)[int(seed, 16) % n], seed = sha256('<thread url>|day <n>') "
+                    "first 16 hex digits"),
     )
 
 

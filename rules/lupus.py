@@ -46,7 +46,7 @@ from tally.game import CORE_EVENT_KINDS, Event, Game
 from tally.model import Finding, Outcome, Tally, msg, msg_clauses, msg_n
 from tally.rules import validity as v
 from tally.rules.change import settle
-from tally.rules.outcome import Pile, not_voting, piles, tally
+from tally.rules.outcome import Pile, edits_note, inclusive, not_voting, piles, tally
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage, void_steps
 from tally.syntax import pack
@@ -313,16 +313,16 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: LupusOptions,
 
 
 def notes(o: LupusOptions) -> tuple[str, ...]:
-    edits = "edited vote posts are void (game file)" if o.void_edited else \
-        "edits do not void votes (default)"
     return (
-        "L1/L4: odd days are round one (suspects), even days round two (lynch) of the same game day",
-        "L1: round one eliminates nobody; its result names the two suspects",
-        f"L2: seats increase clockwise; a tie with no {CARD} holder or no seats goes to the GM",
-        "L4: round two needs a suspects event; with no votes at all the GM decides",
-        "the last valid vote counts; a revoke withdraws it (default)",
-        edits,
-        f"C7: the deadline {o.precision} is inclusive",
+        msg("L1/L4: odd days are round one (suspects), even days round two (lynch) of the same "
+            "game day"),
+        msg("L1: round one eliminates nobody; its result names the two suspects"),
+        msg("L2: seats increase clockwise; a tie with no {card} holder or no seats goes to the GM",
+            card=CARD),
+        msg("L4: round two needs a suspects event; with no votes at all the GM decides"),
+        msg("the last valid vote counts; a revoke withdraws it (default)"),
+        edits_note(o.void_edited),
+        inclusive(o.precision),
     )
 
 

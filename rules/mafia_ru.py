@@ -501,16 +501,17 @@ def decide(readings: tuple[Reading, ...], ctx: Context, o: MafiaRuOptions,
 
 
 def notes(o: MafiaRuOptions) -> tuple[str, ...]:
+    unit = msg("second") if o.precision == "second" else msg("minute")
+    first = msg("R2: the first vote post stands; a later vote or revoke is void (rule 11)")
     return (
-        f"R1/C7: the deadline {o.precision} is inclusive (21:00 counts, 21:01 is late)",
-        "R2: the first vote post stands; a later vote or revoke is void (rule 11)"
-        + ("; a nick alone on its line is a vote" if o.bare_nick else ""),
-        "R2: an edited vote post counts as it reads (the rulebook is silent) and is flagged",
-        "R3: a tie means nobody leaves",
-        "R4/R5/R6: day roles choose by 14:00, the minute inclusive (rule 7)",
-        f"R10: posts are counted in this thread and the game file's other threads when they "
-        f"are read (fewer than {o.min_posts} flagged); without them, in this thread only",
-        "R11: only the posts of this day are seen: a dead player's one post may be earlier",
+        msg("R1/C7: the deadline {unit} is inclusive (21:00 counts, 21:01 is late)", unit=unit),
+        msg_clauses(first, msg("a nick alone on its line is a vote")) if o.bare_nick else first,
+        msg("R2: an edited vote post counts as it reads (the rulebook is silent) and is flagged"),
+        msg("R3: a tie means nobody leaves"),
+        msg("R4/R5/R6: day roles choose by 14:00, the minute inclusive (rule 7)"),
+        msg("R10: posts are counted in this thread and the game file's other threads when they "
+            "are read (fewer than {n} flagged); without them, in this thread only", n=o.min_posts),
+        msg("R11: only the posts of this day are seen: a dead player's one post may be earlier"),
     )
 
 

@@ -18,11 +18,14 @@ from tally.rules.outcome import (
     draw,
     draw_seed,
     drawn,
+    edits_note,
+    inclusive,
     leaders,
     not_voting,
     piles,
     tally,
     tie_between,
+    tiebreak_note,
 )
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, Stage, void_steps
@@ -163,15 +166,12 @@ def plurality(found: tuple[Pile, ...], ctx: Context, tiebreak: str) -> tuple[Out
 
 
 def notes(o: MajorityOptions) -> tuple[str, ...]:
-    tie = {"gm": "the GM decides (default)", "random": "a seeded random draw (game file)",
-           "none": "nobody is eliminated (game file)"}[o.tiebreak]
-    edits = "edited vote posts are void (game file)" if o.void_edited else \
-        "edits do not void votes (default)"
+    tie = tiebreak_note(o.tiebreak, msg("nobody is eliminated (game file)"))
     return (
-        "C3: majority = half the living, rounded down, plus one",
-        f"C3: a tie at the deadline: {tie}",
-        edits,
-        f"C7: the deadline {o.precision} is inclusive",
+        msg("C3: majority = half the living, rounded down, plus one"),
+        msg("C3: a tie at the deadline: {tie}", tie=tie),
+        edits_note(o.void_edited),
+        inclusive(o.precision),
     )
 
 

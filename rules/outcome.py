@@ -84,6 +84,23 @@ def already_dead(detail: str, chosen: str, died: str) -> Message:
                when=died)
 
 
+def inclusive(precision: str) -> Message:
+    """The presets' note on C7: the deadline's second (or minute) is in time."""
+    unit = msg("second") if precision == "second" else msg("minute")
+    return msg("C7: the deadline {unit} is inclusive", unit=unit)
+
+
+def tiebreak_note(tiebreak: str, nobody: Message) -> Message:
+    """What a tie at the deadline does, as the game file chose (majority, espia)."""
+    return {"gm": msg("the GM decides (default)"), "random": msg("a seeded random draw (game file)"),
+            "none": nobody}[tiebreak]
+
+
+def edits_note(void_edited: bool) -> Message:
+    return (msg("edited vote posts are void (game file)") if void_edited
+            else msg("edits do not void votes (default)"))
+
+
 def most_votes(votes: int) -> Message:
     return msg("most votes ({votes})", votes=votes)
 

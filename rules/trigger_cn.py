@@ -36,7 +36,17 @@ from tally.names import normalise
 from tally.rules import change
 from tally.rules import validity as v
 from tally.rules.change import settle
-from tally.rules.outcome import Pile, leaders, most_votes, not_voting, piles, tally, tie_between
+from tally.rules.outcome import (
+    Pile,
+    edits_note,
+    inclusive,
+    leaders,
+    most_votes,
+    not_voting,
+    piles,
+    tally,
+    tie_between,
+)
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Life, Reading, Stage
 from tally.syntax import pack
@@ -349,13 +359,12 @@ def trigger_findings(judged: Judged) -> tuple[Finding, ...]:
 
 
 def notes(o: TriggerOptions) -> tuple[str, ...]:
-    edits = "edited vote posts are void (game file)" if o.void_edited else \
-        "edits do not void votes (default)"
     return (
-        "votes: 投票 X / 投票：X casts, 取消投票 revokes, the last vote counts (section 5 defaults)",
-        edits,
-        "a tie: the GM decides",
-        f"C7: the deadline {o.precision} is inclusive",
+        msg("votes: 投票 X / 投票：X casts, 取消投票 revokes, the last vote counts (section 5 "
+            "defaults)"),
+        edits_note(o.void_edited),
+        msg("a tie: the GM decides"),
+        inclusive(o.precision),
     )
 
 

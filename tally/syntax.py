@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from tally.errors import InputError
 from tally.game import VoteSyntax
+from tally.model import msg
 
 PACKS: dict[str, VoteSyntax] = {
     # The usual forum-mafia convention (C3) plus the plain forms.
@@ -126,13 +127,14 @@ def grammar_notes(language: str | None) -> tuple[str, ...]:
     """What the vote grammar assumes where no rulebook says how votes are written (issue 13),
     for the GM report's preset defaults, with the pack's own examples."""
     command, prose, two, comment = _GRAMMAR_EXAMPLES.get(language or "en", _GRAMMAR_EXAMPLES["en"])
+    # Messages (tally.model.msg): the GM report gives them in the game's language (issue 14).
     return (
-        (f"vote grammar (default): a revoke, or a vote word without a colon, is a command at the "
-         f"start of a line, sentence, bold span or 'but'/'so' clause ({command}); inside a "
-         f"sentence or in a question it is prose and changes nothing ({prose}); colon forms, "
-         f"'##' forms and tags are commands wherever they stand"),
-        (f"C2 (default): a vote line naming two or more players before a sentence break "
-         f"({two}) counts for nobody and goes to the GM with the names; a second name followed "
-         f"directly by more words begins a comment, and the vote counts for the first "
-         f"({comment})"),
+        msg("vote grammar (default): a revoke, or a vote word without a colon, is a command at "
+            "the start of a line, sentence, bold span or 'but'/'so' clause ({command}); inside a "
+            "sentence or in a question it is prose and changes nothing ({prose}); colon forms, "
+            "'##' forms and tags are commands wherever they stand", command=command, prose=prose),
+        msg("C2 (default): a vote line naming two or more players before a sentence break "
+            "({two}) counts for nobody and goes to the GM with the names; a second name followed "
+            "directly by more words begins a comment, and the vote counts for the first "
+            "({comment})", two=two, comment=comment),
     )

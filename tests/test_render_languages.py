@@ -10,6 +10,7 @@ whose home language is English), and the whole post is compared: the words are t
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -412,3 +413,27 @@ def test_the_gm_report_in_russian(tmp_path: Path) -> None:
             "учтено как написано; голос нельзя менять (правило 11): проверяет ведущий (сообщение "
             "900107)") in gm
     assert "Не голосовали: Алоизий, Соков" in gm
+
+
+# ---------------------------------------------------------------------------------------------
+# The README's post per language is what tally prints
+
+def test_the_readme_shows_the_posts_tally_prints(tmp_path: Path) -> None:
+    readme = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The count in the forum's language", 1)[1].split("\n## ", 1)[0]
+    shown = re.findall(r"```\n(.*?)\n```", section, re.S)
+    mafia = game_file(tmp_path, MAFIA, ('preset = "majority"', 'preset = "mafia-ru"'),
+                      ("patterns = ['(?m)^[ \\t]*(?P<target>\\w+(?:[ \\t]\\w+)?)[ \\t]*$']\n", ""),
+                      ('void_edited = true                  # "Правленые посты не засчитываются"\n',
+                       ""))
+    (tmp_path / "t").mkdir()
+    trigger = game_file(tmp_path / "t", TRIGGER, ('preset = "majority"', 'preset = "trigger-cn"'))
+    (tmp_path / "f").mkdir()
+    loups = game_file(tmp_path / "f", LOUPS, ('preset = "majority"', 'preset = "majority"\nlanguage = "fr"'))
+    (tmp_path / "e").mkdir()
+    runs = [(espia_game(tmp_path / "e"), ESPIA, "2016-01-20T22:30:00Z"),
+            (mafia, MAFIA, "2017-10-11T08:00:00Z"), (trigger, TRIGGER, "2026-11-20T04:00:00Z"),
+            (loups, LOUPS, "2016-03-16T19:30:00Z"), (KIRA / "game.toml", KIRA, "2016-01-18T03:10:00Z")]
+    printed = [count(game, source, at, "--format", "text", "--public").rstrip("\n")
+               for game, source, at in runs]
+    assert shown[-5:] == printed

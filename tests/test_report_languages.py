@@ -83,16 +83,10 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
-# What a reader sees: the page's words, the rules' reasons and findings, the evidence. Left out:
-# the preset's notes on the GM page (class "note": the preset's defaults, still in English).
-SEEN = """() => {
-  const body = document.body.cloneNode(true);
-  body.querySelectorAll('.note').forEach(e => e.remove());
-  document.documentElement.appendChild(body); body.style.display = 'block';
-  const text = body.innerText; body.remove();
-  return [document.title, text,
-    ...[...document.querySelectorAll('svg title, svg text')].map(e => e.textContent)].join('\\n');
-}"""
+# What a reader sees: the page's words, the rules' reasons and findings, the evidence, the
+# preset's notes on the GM page, the chart's labels and hover titles.
+SEEN = """() => [document.title, document.body.innerText,
+  ...[...document.querySelectorAll('svg title, svg text')].map(e => e.textContent)].join('\\n')"""
 
 # A character whose drawing equals that of U+10FFFD (a private-use code point no font has: the
 # missing-glyph box) is one the page cannot show.
