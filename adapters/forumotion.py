@@ -668,9 +668,12 @@ class PostReader:
                     if _CLOCKISH.search(last):
                         # The templates print {POST_DATE} last on its line, after the subject
                         # (phpBB2, PunBB) that may hold a date of its own ("Votos hasta Lun 18
-                        # Ene 2016, 22:00"): a clock there that does not read is the post's
-                        # date in a format not known, never a reason to take the subject's.
+                        # Ene 2016, 22:00"): the date is read there, or from the whole line
+                        # when it ends the line ("por X <b>Hoy</b> a las 21:00"); a clock there
+                        # that does not read is never a reason to take the subject's date.
                         shown = find_time(last, self.fetched_local)
+                        if shown is None and (whole := find_time(text, self.fetched_local)):
+                            shown = whole if text.endswith(whole.text) else None
                         return (shown, text, box) if shown else (None, text, None)
                     if shown := find_time(text, self.fetched_local):
                         return shown, text, box

@@ -617,3 +617,11 @@ def test_a_guests_post_on_the_mobile_version_is_named_without_the_by_word() -> N
     (guest,) = page.posts
     assert (guest.author, guest.author_id, guest.body.own) == (
         "Invitado Misterioso", None, "Voto: Moriarty")
+
+
+def test_a_date_split_by_markup_that_ends_the_line_still_reads() -> None:
+    post = ('<div id="p12" class="post row2 post--12"><p class="author">por <a href="/u3">'
+            'Watson</a> <strong>Hoy</strong> a las 21:00</p><div class="content"><div>'
+            'voto: Moriarty</div></div></div>')
+    page = ENGINE.parse_page(_edited_template_page(' id="phpbb"', post), _ctx())
+    assert page.posts[0].created_at == datetime(2016, 1, 20, 20, 0, tzinfo=UTC)
