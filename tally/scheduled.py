@@ -111,7 +111,7 @@ class _Recount(Exception):
 
 
 def run(game_path: Path, options: Options = Options(), network: Network | None = None) -> Result:
-    from tally.cli import load_game, store_path_of
+    from tally.counting import load_game, store_path_of
 
     game = load_game(game_path)
     store_file = store_path_of(game.path, options.store_path)
@@ -224,7 +224,7 @@ class _Run:
     # -- counting ------------------------------------------------------------------------------
 
     def count(self) -> _Counted:
-        from tally.cli import pick_day
+        from tally.counting import pick_day
 
         game = self.game
         day = pick_day(game, self.options.day, times.now())
@@ -414,7 +414,7 @@ def take_cookie(game_path: Path, store_path: Path | None, header: str | None) ->
     ("name=value; name2=value2", env TALLY_COOKIE), into the game's cookie file (0600), for an
     engine tally does not log in to (JV). Under the game's lock: a running post cannot
     overwrite it. The values are never printed."""
-    from tally.cli import load_game, store_path_of
+    from tally.counting import load_game, store_path_of
 
     game = load_game(game_path)
     _, url = crawl.engine_for(game.thread_url, game.board.engine)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import typer
 
-from tally.cli import DayOpt, LangOpt, StoreOpt, app, errors
+from tally.options import DayOpt, LangOpt, StoreOpt, app, errors
 
 
 @app.command()

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 import typer
 
 from tally import times
-from tally.cli import StoreOpt, _read_stored, app, errors, load_game, store_path_of
+from tally.counting import load_game, read_stored, store_path_of
 from tally.errors import InputError
 from tally.game import Game
+from tally.options import StoreOpt, app, errors
 
 if TYPE_CHECKING:
     from tally.crawl import StoredThread
@@ -50,7 +51,7 @@ def _take(game: Game, store_path: Path | None) -> None:
     text = game.path.read_text(encoding="utf-8")
     with Store(store_path_of(game.path, store_path)) as store:
         for url in game_threads(game):
-            read = _read_stored(game, url, False, store, every_page=True)
+            read = read_stored(game, url, False, store, every_page=True)
             pages = len({version.page for version in read.versions})
             changed = changed_versions(read)
             digest = evidence.page_set_sha256(read)

@@ -13,10 +13,11 @@ from urllib.parse import urlsplit
 
 import typer
 
-from tally.cli import StoreOpt, app, errors, load_game, store_path_of
 from tally.commands.snapshot import game_threads
+from tally.counting import load_game, store_path_of
 from tally.errors import EXIT_INPUT, InputError
 from tally.game import Game
+from tally.options import StoreOpt, app, errors
 
 if TYPE_CHECKING:
     from tally.store import Store, StoredPage

@@ -1,0 +1,227 @@
+"""The use case under every command that counts: load the game, pick the day, read the thread
+(saved pages, a WARC, or the forum through the snapshot store), count it, and record what was
+read as a snapshot (issue 6). `count`, `audit`, `report`, `post` (tally.scheduled), `snapshot`
+and `triggers` call it; it never imports the command line (issue 15): the CLI only parses the
+arguments, prints errors and renders what this returns.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tally import times
+from tally.errors import InputError, UsageError
+from tally.game import Game
+from tally.model import Tally, Thread
+
+if TYPE_CHECKING:
+    from tally.crawl import StoredThread
+    from tally.store import Store
+
+
+def load_game(path: Path) -> Game:
+    from tally import game as game_file
+    from tally import rules
+
+    game = game_file.load(path)
+    # The preset checks its event kinds, the fields they need and its options, naming the line.
+    rules.get(game.preset).validate(game)
+    return game
+
+
+def pick_day(game: Game, day: int | None, at: datetime) -> int:
+    if day is not None:
+        game.day(day)  # raises a clear error for an unknown day
+        return day
+    for d in game.days:
+        if d.start <= at <= d.deadline:
+            return d.number
+    started = [d for d in game.days if d.start <= at]
+    return (started[-1] if started else game.days[0]).number
+
+
+def parse_as_of(text: str | None, game: Game) -> tuple[datetime | None, str | None]:
+    """--as-of: a post id (its digits, as in the post's link: "5013", "p5013", "#p5013") or a
+    time; anything else is a bad command line (exit 2), never looked up as a post."""
+    if text is None:
+        return None, None
+    raw = text.strip()
+    post = raw.lstrip("#").removeprefix("p")
+    if post.isdigit():
+        return None, post
+    try:
+        return times.parse_game_time(raw, game.timezone).utc, None
+    except InputError as exc:
+        if not str(exc).startswith("cannot read the time"):  # a DST gap or overlap: say which
+            raise UsageError(f"--as-of {raw!r}: {exc}") from None
+        raise UsageError(f"--as-of {raw!r}: the time cannot be read; give a post id (5013) or "
+                         "a time ('YYYY-MM-DD HH:MM[:SS]' in the game's zone, or ISO 8601 with "
+                         "an offset)") from None
+
+
+def _progress() -> tuple[Callable[[int, int | None], None] | None, Callable[[], None]]:
+    """A rich progress bar on a terminal; nothing when stderr is piped (cron, CI)."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.progress import Progress
+
+    bar = Progress(transient=True)
+    task = bar.add_task("Reading pages", total=None)
+    bar.start()
+
+    def update(done: int, total: int | None) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return update, bar.stop
+
+
+def read_thread(game: Game, day: int, source: Path | None, fetched_at: str | None,
+                offline: bool, store_path: Path | None, warc: Path | None = None) -> Thread:
+    url = game.day(day).thread_url or game.thread_url
+    if warc is not None:
+        return read_warc(game, url, warc)
+    if source is not None:
+        return read_saved(game, url, source, fetched_at)
+    return read_online(game, url, offline, store_path)
+
+
+def read_other_threads(game: Game, source: Path | None, extra: Sequence[Path],
+                       fetched_at: str | None, offline: bool,
+                       store_path: Path | None) -> tuple[Thread, ...]:
+    """The game's other threads, read the way the counted one is (R10 counts posts across them).
+
+    With --from, the folders given with --from-extra (none given: none read, and the preset says
+    it counted the one thread); otherwise each URL of the game file's `threads`, through the same
+    store, --offline included. Read only for a preset that uses them.
+    """
+    if not reads_other_threads(game):
+        return ()
+    if source is not None:
+        return tuple(read_saved(game, None, folder, fetched_at) for folder in extra)
+    return tuple(read_online(game, url, offline, store_path) for url in game.extra_threads)
+
+
+def reads_other_threads(game: Game) -> bool:
+    from tally import rules
+
+    return rules.get(game.preset).reads_other_threads
+
+
+def read_saved(game: Game, url: str | None, source: Path, fetched_at: str | None) -> Thread:
+    """--from DIR: one thread from pages a browser saved (url None: the pages say theirs)."""
+    from tally import adapters, saved
+
+    forced, plain_url = adapters.split_forced(url) if url else (None, None)
+    engine_name = game.board.engine or forced
+    stated = times.parse_game_time(fetched_at, game.timezone).utc if fetched_at else None
+    engine = adapters.get(engine_name) if engine_name else None
+    return saved.read_saved_pages(source, engine, zone=game.timezone, url=plain_url,
+                                  fetched_at=stated, language=game.board.language,
+                                  per_page=game.board.per_page,
+                                  floor_names=game.board.floor_names)
+
+
+def read_warc(game: Game, url: str, path: Path) -> Thread:
+    """--from-warc FILE: the thread's pages as archived (each record keeps its fetch time)."""
+    from tally import adapters, warc
+
+    forced, plain_url = adapters.split_forced(url)
+    engine_name = game.board.engine or forced
+    return warc.read_thread(path, plain_url, engine=adapters.get(engine_name) if engine_name
+                            else None, zone=game.timezone, language=game.board.language,
+                            per_page=game.board.per_page, floor_names=game.board.floor_names)
+
+
+def read_online(game: Game, url: str, offline: bool, store_path: Path | None) -> Thread:
+    """One thread from the forum, through the game's snapshot store (or from it, --offline)."""
+    return read_stored(game, url, offline, open_store(game, store_path)).thread
+
+
+def store_path_of(game_path: Path, store_path: Path | None) -> Path:
+    """--store, else .tally/<game>.sqlite beside the game file."""
+    return store_path or game_path.parent / ".tally" / f"{game_path.stem}.sqlite"
+
+
+def open_store(game: Game, store_path: Path | None) -> Store:
+    from tally.store import Store
+
+    return Store(store_path_of(game.path, store_path))
+
+
+def read_stored(game: Game, url: str, offline: bool, store: Store,
+                 every_page: bool = False) -> StoredThread:
+    """One thread through the store, with the versions it was built from (for the snapshot);
+    `every_page`: fetch the whole thread again, not just its tail (tally snapshot)."""
+    from tally import crawl
+    from tally.fetch import Fetcher
+
+    engine, plain_url = crawl.engine_for(url, game.board.engine)
+    update, done = _progress()
+    try:
+        return crawl.read_stored_thread(plain_url, engine, zone=game.timezone, store=store,
+                                        fetcher=None if offline else Fetcher(), offline=offline,
+                                        language=game.board.language,
+                                        per_page=game.board.per_page,
+                                        floor_names=game.board.floor_names, progress=update,
+                                        every_page=every_page)
+    finally:
+        done()
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What the shared read+count step read and counted, for a command to render."""
+
+    game: Game
+    day: int
+    thread: Thread  # the counted thread
+    others: tuple[Thread, ...]  # the game's other threads, when the preset reads them (R10)
+    at: datetime | None  # --as-of as a time (UTC) ...
+    up_to_post: str | None  # ... or as a post id
+    tally: Tally
+    main: StoredThread | None = None  # read through the store (None: --from, --from-warc)
+    snapshot: int | None = None  # the snapshot recorded for it
+    versions: int = 0  # the page versions it read, every thread included
+
+
+def read_and_count(game_path: Path, day: int | None, source: Path | None,
+                   fetched_at: str | None, offline: bool, store_path: Path | None,
+                   as_of: str | None, extra: Sequence[Path] = (), warc: Path | None = None,
+                   command: str = "count") -> Counted:
+    """The step count, audit and report share: load the game, pick the day, read the thread(s)
+    (saved pages, a WARC, or through the snapshot store) and count. Read through the store, the
+    count is recorded as a snapshot under `command` (issue 6: every count leaves its evidence)."""
+    from tally import engine, evidence
+
+    if warc is not None and (source is not None or offline):
+        raise InputError("--from-warc reads the pages from the WARC file: leave out --from and "
+                         "--offline")
+    if extra and source is None:
+        raise InputError("--from-extra needs --from: the game's threads are all read from saved "
+                         "pages, or all from the forum")
+    game = load_game(game_path)
+    at, up_to_post = parse_as_of(as_of, game)
+    day_number = pick_day(game, day, at or times.now())
+    if source is not None or warc is not None:  # no store: nothing to record
+        thread = read_thread(game, day_number, source, fetched_at, offline, store_path, warc)
+        others = read_other_threads(game, source, extra, fetched_at, offline, store_path)
+        tally = engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post,
+                             others=others)
+        return Counted(game, day_number, thread, others, at, up_to_post, tally)
+    store = open_store(game, store_path)
+    main = read_stored(game, game.day(day_number).thread_url or game.thread_url, offline, store)
+    read = tuple(read_stored(game, url, offline, store) for url in game.extra_threads) \
+        if reads_other_threads(game) else ()
+    others = tuple(other.thread for other in read)
+    tally = engine.count(main.thread, game, day_number, as_of=at, up_to_post=up_to_post,
+                         others=others)
+    snapshot = evidence.record(store, command=command, main=main, others=read,
+                               game_text=game.path.read_text(encoding="utf-8"), tally=tally,
+                               asked=evidence.Asked(at, up_to_post))
+    return Counted(game, day_number, main.thread, others, at, up_to_post, tally, main, snapshot,
+                   len(main.versions) + sum(len(other.versions) for other in read))
