@@ -106,11 +106,11 @@ MAFIA_POST = """\
 TRIGGER_POST = """\
 '''第1日票型（最终）：第七届触发杀 桃源村命案 第一日'''
 
-'''桃花''' (2): 青蛙王子、月下独酌
-'''老猫''' (2): 风清扬、阿飞
-'''青蛙王子''' (2): 桃花、白菜
+'''桃花'''（2）：青蛙王子、月下独酌
+'''老猫'''（2）：风清扬、阿飞
+'''青蛙王子'''（2）：桃花、白菜
 
-'''未投票者''' (2): 小鱼儿、老猫
+'''未投票者'''（2）：小鱼儿、老猫
 平票（票数：桃花、老猫、青蛙王子 以 2 票平票：由法官决定）
 
 统计至帖子 2310569，截至 2026年11月20日 12:00:00 CST（UTC 04:00:00）。
@@ -121,12 +121,12 @@ TRIGGER_POST = """\
 LOUPS_POST = """\
 [b][u]Décompte des votes, jour 2 (final) : Les Loups de Thiercelieux — partie 12, jour 2[/u][/b]
 
-[b]Basile[/b] (3): [url=http://loups.example.fr/forum/viewtopic.php?p=8805#p8805]Dorian[/url], [url=http://loups.example.fr/forum/viewtopic.php?p=8808#p8808]Fabien[/url], [url=http://loups.example.fr/forum/viewtopic.php?p=8810#p8810]Hortense[/url]
-[b]Gaspard[/b] (2): [url=http://loups.example.fr/forum/viewtopic.php?p=8811#p8811]Isidore[/url], [url=http://loups.example.fr/forum/viewtopic.php?p=8812#p8812]Amélie[/url]
-[b]Dorian[/b] (1): [url=http://loups.example.fr/forum/viewtopic.php?p=8807#p8807]Élise[/url]
-[b]Fabien[/b] (1): [url=http://loups.example.fr/forum/viewtopic.php?p=8809#p8809]Gaspard[/url]
+[b]Basile[/b] (3) : [url=http://loups.example.fr/forum/viewtopic.php?p=8805#p8805]Dorian[/url], [url=http://loups.example.fr/forum/viewtopic.php?p=8808#p8808]Fabien[/url], [url=http://loups.example.fr/forum/viewtopic.php?p=8810#p8810]Hortense[/url]
+[b]Gaspard[/b] (2) : [url=http://loups.example.fr/forum/viewtopic.php?p=8811#p8811]Isidore[/url], [url=http://loups.example.fr/forum/viewtopic.php?p=8812#p8812]Amélie[/url]
+[b]Dorian[/b] (1) : [url=http://loups.example.fr/forum/viewtopic.php?p=8807#p8807]Élise[/url]
+[b]Fabien[/b] (1) : [url=http://loups.example.fr/forum/viewtopic.php?p=8809#p8809]Gaspard[/url]
 
-[b]N'ont pas voté[/b] (2): Basile, Céleste
+[b]N'ont pas voté[/b] (2) : Basile, Céleste
 Avec 9 vivants, il faut 5 votes pour éliminer.
 Basile est éliminé (C3 : le plus de votes (3), pas de majorité)
 
@@ -318,7 +318,7 @@ def test_bbcode_names_cannot_open_or_close_a_tag(lang: str) -> None:
     # Every tag in the post is tally's own: two links, the bold names and labels, the heading.
     assert post.count("[url=") == post.count("[/url]") == 2
     assert "[url=https://f.example/viewtopic.php?p=11#p11]Eveevil[/url]" in post
-    assert "[b]Judy(/url)(url=http://evil.example)pwn[/b] (2)" in post
+    assert "[b]Judy(/url)(url=http://evil.example)pwn[/b]" in post
     assert "Game (b)7(/b)" in post
 
 

@@ -23,7 +23,7 @@ from tally.model import Count, Finding, Outcome, Tally, Verdict
 from tally.render import neutral
 from tally.render.chart import palette, render_chart
 from tally.render.i18n import Lang, get
-from tally.render.post import outcome_text, rule_name
+from tally.render.post import line_of, outcome_text, rule_name
 from tally.rules.reading import is_judged_on_copy
 from tally.timeline import Step, Timeline
 
@@ -250,9 +250,9 @@ def _count_section(tally: Tally, final: bool, t: Lang) -> str:
              _outcome(tally.outcome, outcome_text(tally.outcome, final, t, neutral.plain), "outcome"),
              _count_table(tally.counts, _permalinks(tally), "counts", t)]
     if tally.not_voting:
-        label = t._("Not voting")
-        parts.append(f'<p id="not-voting">{escape(label)} ({t.number(len(tally.not_voting))}): '
-                     f"{escape(t.names(tally.not_voting, neutral.plain))}</p>")
+        line = line_of(t, t._("Not voting"), t.number(len(tally.not_voting)),
+                       t.names(tally.not_voting, neutral.plain))
+        parts.append(f'<p id="not-voting">{escape(line)}</p>')
     if tally.majority is not None:
         parts.append("<p>" + escape(t.n_("With {alive} alive, it takes {n} to eliminate.",
                                           "With {alive} alive, it takes {n} to eliminate.",

@@ -76,13 +76,19 @@ def voters_of(count: Count, d: Dialect, permalinks: Mapping[str, str], t: Lang) 
 def count_line(count: Count, d: Dialect, permalinks: Mapping[str, str],
                t: Lang | None = None) -> str:
     t = t or get()
-    return (f"{d.bold(d.text(count.player))} ({t.number(count.votes)}): "
-            f"{voters_of(count, d, permalinks, t)}")
+    return line_of(t, d.bold(d.text(count.player)), t.number(count.votes),
+                   voters_of(count, d, permalinks, t))
+
+
+def line_of(t: Lang, name: str, votes: str, names: str) -> str:
+    """"Bob (3): Alice, Carol": a candidate (or the not-voting label), the number, the names, in
+    the language's punctuation ("桃花（2）：青蛙王子、月下独酌", "Basile (3) : Dorian")."""
+    return t._("{name} ({votes}): {names}", name=name, votes=votes, names=names)
 
 
 def not_voting_line(tally: Tally, d: Dialect, t: Lang) -> str:
     label = d.bold(t._("Not voting"))
-    return f"{label} ({t.number(len(tally.not_voting))}): {t.names(tally.not_voting, d.text)}"
+    return line_of(t, label, t.number(len(tally.not_voting)), t.names(tally.not_voting, d.text))
 
 
 def rule_name(rule: str, t: Lang) -> str:

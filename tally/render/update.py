@@ -20,7 +20,7 @@ from typing import Any
 from tally import __version__, times
 from tally.model import Count, Tally
 from tally.render.i18n import Lang, get
-from tally.render.post import DIALECTS, Dialect, not_voting_line, rule_lines, voters_of
+from tally.render.post import DIALECTS, Dialect, line_of, not_voting_line, rule_lines, voters_of
 from tally.when import Changes, changes, doubts
 
 MARKER = "tally · "  # followed by the first 12 hex digits of the content hash
@@ -63,14 +63,14 @@ def to_elimination(count: Count, tally: Tally, t: Lang | None = None) -> str:
     if needed is None:
         return ""
     missing = needed - count.votes
-    return f", L-{t.number(missing)}" if missing > 0 else t._(", reached")
+    return t._(", L-{n}", n=missing) if missing > 0 else t._(", reached")
 
 
 def candidate_line(count: Count, tally: Tally, d: Dialect, permalinks: Mapping[str, str],
                    t: Lang | None = None) -> str:
     t = t or get()
-    return (f"{d.bold(d.text(count.player))} ({t.number(count.votes)}"
-            f"{to_elimination(count, tally, t)}): {voters_of(count, d, permalinks, t)}")
+    votes = t.number(count.votes) + to_elimination(count, tally, t)
+    return line_of(t, d.bold(d.text(count.player)), votes, voters_of(count, d, permalinks, t))
 
 
 def changes_line(moved: Changes, since: str, t: Lang | None = None,
