@@ -7,8 +7,7 @@ arguments, prints errors and renders what this returns.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -18,9 +17,11 @@ from tally import times
 from tally.errors import InputError, UsageError
 from tally.game import Game
 from tally.model import Tally, Thread
+from tally.progress import pages_bar
 
 if TYPE_CHECKING:
     from tally.crawl import StoredThread
+    from tally.fetch import Fetcher
     from tally.store import Store
 
 
@@ -62,22 +63,6 @@ def parse_as_of(text: str | None, game: Game) -> tuple[datetime | None, str | No
         raise UsageError(f"--as-of {raw!r}: the time cannot be read; give a post id (5013) or "
                          "a time ('YYYY-MM-DD HH:MM[:SS]' in the game's zone, or ISO 8601 with "
                          "an offset)") from None
-
-
-def _progress() -> tuple[Callable[[int, int | None], None] | None, Callable[[], None]]:
-    """A rich progress bar on a terminal; nothing when stderr is piped (cron, CI)."""
-    if not sys.stderr.isatty():
-        return None, lambda: None
-    from rich.progress import Progress
-
-    bar = Progress(transient=True)
-    task = bar.add_task("Reading pages", total=None)
-    bar.start()
-
-    def update(done: int, total: int | None) -> None:
-        bar.update(task, completed=done, total=total)
-
-    return update, bar.stop
 
 
 def read_thread(game: Game, day: int, source: Path | None, fetched_at: str | None,
@@ -154,18 +139,21 @@ def open_store(game: Game, store_path: Path | None) -> Store:
 
 
 def read_stored(game: Game, url: str, offline: bool, store: Store,
-                 every_page: bool = False) -> StoredThread:
+                every_page: bool = False, fetcher: Fetcher | None = None,
+                bar: bool = True) -> StoredThread:
     """One thread through the store, with the versions it was built from (for the snapshot);
-    `every_page`: fetch the whole thread again, not just its tail (tally snapshot)."""
+    `every_page`: fetch the whole thread again, not just its tail (tally snapshot); `fetcher`:
+    the one to read the forum with (default: a new guest Fetcher); `bar`: a progress bar on a
+    terminal (the scheduled run draws none)."""
     from tally import crawl
     from tally.fetch import Fetcher
 
     engine, plain_url = crawl.engine_for(url, game.board.engine)
-    update, done = _progress()
+    update, done = pages_bar() if bar else (None, lambda: None)
     try:
         return crawl.read_stored_thread(plain_url, engine, zone=game.timezone, store=store,
-                                        fetcher=None if offline else Fetcher(), offline=offline,
-                                        language=game.board.language,
+                                        fetcher=None if offline else fetcher or Fetcher(),
+                                        offline=offline, language=game.board.language,
                                         per_page=game.board.per_page,
                                         floor_names=game.board.floor_names, progress=update,
                                         every_page=every_page)
@@ -196,7 +184,7 @@ def read_and_count(game_path: Path, day: int | None, source: Path | None,
     """The step count, audit and report share: load the game, pick the day, read the thread(s)
     (saved pages, a WARC, or through the snapshot store) and count. Read through the store, the
     count is recorded as a snapshot under `command` (issue 6: every count leaves its evidence)."""
-    from tally import engine, evidence
+    from tally import engine
 
     if warc is not None and (source is not None or offline):
         raise InputError("--from-warc reads the pages from the WARC file: leave out --from and "
@@ -213,15 +201,28 @@ def read_and_count(game_path: Path, day: int | None, source: Path | None,
         tally = engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post,
                              others=others)
         return Counted(game, day_number, thread, others, at, up_to_post, tally)
-    store = open_store(game, store_path)
-    main = read_stored(game, game.day(day_number).thread_url or game.thread_url, offline, store)
-    read = tuple(read_stored(game, url, offline, store) for url in game.extra_threads) \
+    return count_stored(game, day_number, open_store(game, store_path), command=command,
+                        offline=offline, at=at, up_to_post=up_to_post)
+
+
+def count_stored(game: Game, day: int, store: Store, *, command: str, offline: bool = False,
+                 fetcher: Fetcher | None = None, at: datetime | None = None,
+                 up_to_post: str | None = None, bar: bool = True) -> Counted:
+    """Read the day's thread (and the game's other threads, when the preset reads them: R10)
+    through the store, count it, and record what was read and counted as a snapshot under
+    `command` (count, audit, report, post): issue 6, every count leaves its evidence."""
+    from tally import engine, evidence
+
+    def read(url: str) -> StoredThread:
+        return read_stored(game, url, offline, store, fetcher=fetcher, bar=bar)
+
+    main = read(game.day(day).thread_url or game.thread_url)
+    read_others = tuple(read(url) for url in game.extra_threads) \
         if reads_other_threads(game) else ()
-    others = tuple(other.thread for other in read)
-    tally = engine.count(main.thread, game, day_number, as_of=at, up_to_post=up_to_post,
-                         others=others)
-    snapshot = evidence.record(store, command=command, main=main, others=read,
+    others = tuple(other.thread for other in read_others)
+    tally = engine.count(main.thread, game, day, as_of=at, up_to_post=up_to_post, others=others)
+    snapshot = evidence.record(store, command=command, main=main, others=read_others,
                                game_text=game.path.read_text(encoding="utf-8"), tally=tally,
                                asked=evidence.Asked(at, up_to_post))
-    return Counted(game, day_number, main.thread, others, at, up_to_post, tally, main, snapshot,
-                   len(main.versions) + sum(len(other.versions) for other in read))
+    return Counted(game, day, main.thread, others, at, up_to_post, tally, main, snapshot,
+                   len(main.versions) + sum(len(other.versions) for other in read_others))

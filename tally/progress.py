@@ -11,6 +11,7 @@ import atexit
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Protocol, TextIO
 
 from rich.console import Console
@@ -87,3 +88,20 @@ def _isatty(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):  # a closed or odd stream: not a terminal
         return False
+
+
+def pages_bar() -> tuple[Callable[[int, int | None], None] | None, Callable[[], None]]:
+    """The bar of pages read by a count (tally.counting) on a terminal: its update function and
+    its stop; nothing when stderr is piped (cron, CI)."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.progress import Progress as Bar
+
+    bar = Bar(transient=True)
+    task = bar.add_task("Reading pages", total=None)
+    bar.start()
+
+    def update(done: int, total: int | None) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return update, bar.stop

@@ -35,9 +35,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from tally import crawl, credentials, evidence, times
-from tally import engine as counting
-from tally import rules as presets
+from tally import counting, crawl, credentials, times
 from tally.adapters.reply import Credentials, Http, Replier, replier_for
 from tally.crawl import StoredThread
 from tally.errors import (
@@ -111,10 +109,8 @@ class _Recount(Exception):
 
 
 def run(game_path: Path, options: Options = Options(), network: Network | None = None) -> Result:
-    from tally.counting import load_game, store_path_of
-
-    game = load_game(game_path)
-    store_file = store_path_of(game.path, options.store_path)
+    game = counting.load_game(game_path)
+    store_file = counting.store_path_of(game.path, options.store_path)
     with hold(lock_path_of(store_file), game.path.name), Store(store_file) as store:
         return _Run(game, store, store_file, options, network or NETWORK).go()
 
@@ -224,29 +220,14 @@ class _Run:
     # -- counting ------------------------------------------------------------------------------
 
     def count(self) -> _Counted:
-        from tally.counting import pick_day
-
         game = self.game
-        day = pick_day(game, self.options.day, times.now())
+        day = counting.pick_day(game, self.options.day, times.now())
         engine, url = crawl.engine_for(game.day(day).thread_url or game.thread_url,
                                        game.board.engine)
-        reader = self.limited(self.network.reader())
-
-        def read(address: str) -> StoredThread:
-            found, plain = crawl.engine_for(address, game.board.engine)
-            return crawl.read_stored_thread(plain, found, zone=game.timezone, store=self.store,
-                                            fetcher=reader, language=game.board.language,
-                                            per_page=game.board.per_page,
-                                            floor_names=game.board.floor_names)
-
-        main = read(url)
-        others = tuple(read(address) for address in game.extra_threads) \
-            if presets.get(game.preset).reads_other_threads else ()
-        tally = counting.count(main.thread, game, day, others=tuple(o.thread for o in others))
-        evidence.record(self.store, command="post", main=main, others=others,
-                        game_text=game.path.read_text(encoding="utf-8"), tally=tally,
-                        asked=evidence.Asked())
-        return _Counted(main, tally, day, url, engine.name)
+        counted = counting.count_stored(game, day, self.store, command="post",
+                                        fetcher=self.limited(self.network.reader()), bar=False)
+        assert counted.main is not None  # read through the store
+        return _Counted(counted.main, counted.tally, day, url, engine.name)
 
     def settle_interrupted(self, counted: _Counted) -> None:
         """A 'sending' row: the reply went out and no outcome was written (a crash, a lost
@@ -414,12 +395,10 @@ def take_cookie(game_path: Path, store_path: Path | None, header: str | None) ->
     ("name=value; name2=value2", env TALLY_COOKIE), into the game's cookie file (0600), for an
     engine tally does not log in to (JV). Under the game's lock: a running post cannot
     overwrite it. The values are never printed."""
-    from tally.counting import load_game, store_path_of
-
-    game = load_game(game_path)
+    game = counting.load_game(game_path)
     _, url = crawl.engine_for(game.thread_url, game.board.engine)
     host = urlsplit(url).hostname or ""
-    store_file = store_path_of(game.path, store_path)
+    store_file = counting.store_path_of(game.path, store_path)
     cookie_file = credentials.cookie_path_of(store_file)
     with hold(lock_path_of(store_file), game.path.name):
         names = credentials.supply_cookies(cookie_file, header, host)
