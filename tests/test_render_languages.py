@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import replace
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -437,3 +438,39 @@ def test_the_readme_shows_the_posts_tally_prints(tmp_path: Path) -> None:
     printed = [count(game, source, at, "--format", "text", "--public").rstrip("\n")
                for game, source, at in runs]
     assert shown[-5:] == printed
+
+
+# ---------------------------------------------------------------------------------------------
+# `tally post`: the posted count speaks the game's language (the local phpBB board)
+
+@pytest.fixture
+def board() -> Iterator[object]:
+    from fakephpbb import FakePhpBB
+
+    with FakePhpBB() as running:
+        yield running
+
+
+def test_the_posted_count_follows_the_game_file_and_lang(board, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from fakephpbb import as_cron, now_at, run_post, write_game
+
+    as_cron(monkeypatch)
+    now_at(monkeypatch, "2026-01-15 10:00", "+01:00")
+    board.add_post("Moderator", "Day 1 starts now. Vote with: vote: Name")
+    game = write_game(tmp_path, board.url)
+    game.write_text('language = "fr"\n' + game.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.delenv("TALLY_PASSWORD", raising=False)
+    now_at(monkeypatch, "2026-01-15 11:00", "+01:00")
+    board.add_post("Alice", "vote: Bob")
+    french = run_post(game, "--dry-run")
+    assert french.exit_code == 0, french.output
+    lines = french.stdout.splitlines()
+    assert lines[:3] == ["[b][u]Décompte des votes, jour 1 : Mafia game 12[/u][/b]", "",
+                         lines[2]] and lines[2].startswith("[b]Bob[/b] (1, L-2) : [url=")
+    assert "Fin des votes : sam. 17 janv., 22:00 (CET), dans 2 jours 11 h." in lines
+    russian = run_post(game, "--dry-run", "--lang", "ru").stdout.splitlines()
+    assert russian[0] == "[b][u]Подсчёт голосов, день 1: Mafia game 12[/u][/b]"
+    assert "Конец голосования: 17 января, 22:00 (CET), через 2 дня 11 ч." in russian
+    assert russian[-1] == french.stdout.splitlines()[-1]  # the run's own line stays English
+    assert board.requests_to("POST") == 0
