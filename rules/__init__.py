@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tally.errors import InputError
+from tally.errors import GameFileError, InputError
+from tally.game import Game
 from tally.rules.preset import Preset
 
 
@@ -32,4 +33,16 @@ def get(name: str) -> Preset[Any]:
         raise InputError(f"unknown preset {name!r} (known: {', '.join(sorted(presets))})") from None
 
 
-__all__ = ["Preset", "get", "names"]
+def for_game(game: Game) -> Preset[Any]:
+    """The game file's preset, its event kinds, the fields they need and its options checked,
+    naming the file and line (GameFileError, exit 3) as every other game-file error does."""
+    presets = _presets()
+    if game.preset not in presets:
+        raise GameFileError(f"{game.path}:{game.lines.get('preset', '?')}: preset: unknown "
+                            f"preset {game.preset!r} (known: {', '.join(sorted(presets))})")
+    preset = presets[game.preset]
+    preset.validate(game)
+    return preset
+
+
+__all__ = ["Preset", "for_game", "get", "names"]

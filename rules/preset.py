@@ -21,7 +21,6 @@ preset is unchanged.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -124,7 +123,7 @@ def read_options(preset: str, defaults: Opts, game: Game) -> Opts:
     known = {f.name: f for f in dataclasses.fields(defaults)}  # type: ignore[arg-type]
     changes: dict[str, Any] = {}
     for key, value in sorted(game.options.items()):
-        where = f"{game.path}:{_option_line(game, key)}: rules.{key}"
+        where = f"{game.path}:{game.lines.get(f'rules.{key}', '?')}: rules.{key}"
         if key not in known:
             raise GameFileError(f"{where}: unknown option for preset {preset} "
                                 f"(known: {', '.join(sorted(known))})")
@@ -144,20 +143,3 @@ def _typed(where: str, value: Any, default: Any, metadata: Mapping[str, Any]) ->
     if minimum is not None and value < minimum:
         raise GameFileError(f"{where}: expected at least {minimum}, got {value!r}")
     return value
-
-
-def _option_line(game: Game, key: str) -> int | str:
-    """Best-effort line of `key` inside the game file's [rules] table ("?" when unknown)."""
-    try:
-        lines = game.path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return "?"
-    inside = False
-    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            inside = re.match(r"^\[\s*rules\s*\]", stripped) is not None
-        elif inside and pattern.match(line) or re.match(rf"^\s*rules\.{re.escape(key)}\s*=", line):
-            return number
-    return "?"

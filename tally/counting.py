@@ -30,8 +30,9 @@ def load_game(path: Path) -> Game:
     from tally import rules
 
     game = game_file.load(path)
-    # The preset checks its event kinds, the fields they need and its options, naming the line.
-    rules.get(game.preset).validate(game)
+    # The preset exists and checks its event kinds, the fields they need and its options,
+    # naming the line.
+    rules.for_game(game)
     return game
 
 

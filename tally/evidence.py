@@ -151,7 +151,7 @@ def replay(store: Store, snapshot_id: int, game_path: Path, pick_day: DayPicker)
     for version in versions:
         _check_hash(snap, version)
     game = game_file.loads(snap.game_text, game_path)
-    rules.get(game.preset).validate(game)
+    rules.for_game(game)
     result = snap.result
     main = _thread(versions, snap.thread_key, snap.url, game)
     others = _other_threads(versions, game, snap.thread_key) if _reads_others(game) else ()

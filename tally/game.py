@@ -136,6 +136,9 @@ class Game:
     extra_threads: tuple[str, ...] = ()  # more game threads (activity counts, R10)
     posting: Posting = Posting()  # [posting]: the scheduled run (tally post)
     language: str | None = None  # what the count is written in (issue 14); None: the preset's
+    # Where the preset's name and each [rules] option stand in the file ("preset", "rules.KEY"),
+    # read once here: the preset's own checks name the line without reading the file again.
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
     def day(self, number: int) -> Day:
         for day in self.days:
@@ -159,8 +162,9 @@ class Game:
 
 
 def load(path: str | Path) -> Game:
-    """Read and check a game file. Event kinds and options are the preset's to check
-    (rules.Preset.validate): this module knows no preset."""
+    """Read and check a game file. The preset's name, its event kinds and its options are the
+    preset's to check (rules.for_game), with the lines recorded here: this module knows no
+    preset (and does not import tally.rules, whose presets read a Game)."""
     path = Path(path)
     try:
         # utf-8-sig: Notepad saves UTF-8 with a byte-order mark, which TOML does not allow.
@@ -311,7 +315,7 @@ class _Reader:
                                  "thread"),
             floor_names=self.strings(thread, "floor_names", "thread.floor_names", "thread"),
         )
-        self.known_names(preset, board.engine)
+        self.known_engine(board.engine)
         players = self.players()
         names = {p.name for p in players}
         events = self.events(zone, names)
@@ -341,6 +345,7 @@ class _Reader:
         )
         staff = self.strings(data, "staff", "staff")
         excused = self.strings(data, "excused", "excused")
+        options = dict(self.opt(data, "rules", dict, "rules", {}))
         for name in excused:
             if name not in names:
                 raise self.fail("excused", f"{name!r} is not a player", "excused")
@@ -359,10 +364,11 @@ class _Reader:
             resolutions=resolutions,
             votes=votes,
             names=name_opts,
-            options=dict(self.opt(data, "rules", dict, "rules", {})),
+            options=options,
             extra_threads=self.strings(data, "threads", "threads"),
             posting=self.posting(),
             language=self.opt(data, "language", str, "language", None),
+            lines=self.key_lines(options),
         )
 
     def posting(self) -> Posting:
@@ -464,17 +470,36 @@ class _Reader:
                                     "aliases", "players", i)
                 said.setdefault(alias.casefold(), (i, "alias"))
 
-    def known_names(self, preset: str, engine: str | None) -> None:
-        """The preset and the engine the file names exist, refused with file and line as any
-        other game-file error (imported here, late: both packages read game files)."""
-        from tally import adapters, rules
+    def known_engine(self, engine: str | None) -> None:
+        """The engine the file names exists, refused with file and line as any other game-file
+        error (imported here, late: adapters read pages, not game files)."""
+        from tally import adapters
 
-        if preset not in rules.names():
-            raise self.fail("preset", f"unknown preset {preset!r} (known: "
-                            f"{', '.join(sorted(rules.names()))})", "preset")
         if engine is not None and engine not in adapters.engines():
             raise self.fail("thread.engine", f"unknown forum engine {engine!r} (known: "
                             f"{', '.join(adapters.engines())})", "engine", "thread")
+
+    def key_lines(self, options: Mapping[str, Any]) -> dict[str, int]:
+        """The lines of `preset` and of each [rules] option (written in the table or as
+        `rules.KEY =`), for the errors the preset raises once it reads them."""
+        found: dict[str, int] = {}
+        preset = self.line_of("preset")
+        if isinstance(preset, int):
+            found["preset"] = preset
+        inside = False
+        for number, line in enumerate(self.lines, start=1):
+            stripped = line.strip()
+            if stripped.startswith("["):
+                inside = re.match(r"^\[\s*rules\s*\]", stripped) is not None
+                continue
+            for key in options:
+                if f"rules.{key}" in found:
+                    continue
+                pattern = rf"^\s*[\"']?{re.escape(key)}[\"']?\s*="
+                if inside and re.match(pattern, line) or \
+                        re.match(rf"^\s*rules\.{re.escape(key)}\s*=", line):
+                    found[f"rules.{key}"] = number
+        return found
 
     def events(self, zone: str, names: set[str]) -> tuple[Event, ...]:
         rows = self.opt(self.data, "events", list, "events", [])

@@ -213,7 +213,13 @@ def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path):
 
 
 def test_an_unknown_preset_or_engine_names_file_and_line(tmp_path):
-    assert failure(tmp_path, FULL.replace('preset = "kira"', 'preset = "kria"')).endswith(
+    # The preset's name is the presets' to check (tally.rules reads Game files, so the reader
+    # cannot import it): loading the game for a command checks it, with the line read here.
+    from tally.counting import load_game
+
+    with pytest.raises(GameFileError) as err:
+        load_game(write(tmp_path, FULL.replace('preset = "kira"', 'preset = "kria"')))
+    assert str(err.value).endswith(
         "game.toml:2: preset: unknown preset 'kria' (known: espia, kira, lupus, mafia-ru, "
         "majority, trigger-cn)")
     text = FULL.replace('url = "https://forum.example.org/viewtopic.php?f=3&t=412"',
@@ -221,3 +227,22 @@ def test_an_unknown_preset_or_engine_names_file_and_line(tmp_path):
                         'engine = "phpbbb"')
     message = failure(tmp_path, text)
     assert "game.toml:8: thread.engine: unknown forum engine 'phpbbb' (known: " in message
+
+
+@pytest.mark.parametrize("written", ["[rules]\nthreshold = 3\nthreshold_typo = 4\n",
+                                     "rules.threshold_typo = 4\n"])
+def test_a_rules_option_names_its_line_from_the_text_read(tmp_path, written):
+    """The [rules] options' lines are read with the file: a game file read from a snapshot's
+    text names its own lines even when the file on disk is gone or says something else."""
+    from tally import rules
+
+    if written.startswith("rules."):  # a dotted key stands before the first table
+        text = FULL.replace('staff = ["Ryuk"]\n', 'staff = ["Ryuk"]\n' + written)
+    else:
+        text = FULL + "\n" + written
+    line = text.splitlines().index(written.splitlines()[-1]) + 1
+    path = tmp_path / "gone.toml"  # never written
+    with pytest.raises(GameFileError) as err:
+        rules.for_game(game_file.loads(text, path))
+    assert str(err.value) == (f"{path}:{line}: rules.threshold_typo: unknown option for preset "
+                              "kira (known: precision, threshold, void_edited_revokes)")

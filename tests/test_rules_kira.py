@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from rulekit import (
@@ -312,13 +313,17 @@ def test_C7_minute_precision_option() -> None:
 
 
 def test_options_unknown_key_names_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tally import game as game_file
+    from tally import rules
+
+    example = Path(__file__).parent.parent / "fixtures" / "phpbb" / "kira-en" / "game.toml"
+    text = example.read_text(encoding="utf-8") + "\n[rules]\nthreshold = 3\nfoo = 1\n"
     path = tmp_path / "game.toml"
-    path.write_text('preset = "kira"\n\n[rules]\nthreshold = 3\nfoo = 1\n', encoding="utf-8")
-    g = game(options={"threshold": 3, "foo": 1}, path=path)
+    path.write_text(text, encoding="utf-8")
+    line = text.splitlines().index("foo = 1") + 1
     with pytest.raises(GameFileError) as err:
-        from tally import rules
-        rules.get("kira").validate(g)
-    assert str(err.value) == (f"{path}:5: rules.foo: unknown option for preset kira "
+        rules.get("kira").validate(game_file.load(path))
+    assert str(err.value) == (f"{path}:{line}: rules.foo: unknown option for preset kira "
                               "(known: precision, threshold, void_edited_revokes)")
 
 
