@@ -1,6 +1,7 @@
 """The posting seam (issue 5): log in as the game's bot and reply in the thread.
 
-One `Replier` subclass per engine, in `adapters/<engine>_reply.py`, found by `replier_for`.
+One `Replier` subclass per engine, in `adapters/<engine>_reply.py`, named by the engine's line
+in tally.adapters.REGISTRY and found by `replier_for`.
 A replier speaks the forum's own forms (FORUMS.md "Posting"/"Reply" of each engine) through an
 `Http` that keeps the cookie jar; everything around it (when to post, never twice, the lock,
 credentials, holds) lives once in tally/ and never in an adapter.
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
-from tally import fetch
+from tally import adapters, fetch
 from tally.adapters.html import browser_codec, declared_charset
 from tally.errors import InputError
 from tally.fetch import Response
@@ -93,22 +94,13 @@ class Replier(ABC):
         """Post `text` (in the forum's markup) as a reply to the thread; see the module doc."""
 
 
-_REPLIERS = {
-    "phpbb": ("phpbb_reply", "PhpBBReplier"),
-    "forumotion": ("forumotion_reply", "ForumotionReplier"),
-    "discuz": ("discuz_reply", "DiscuzReplier"),
-    "invision": ("invision_reply", "InvisionReplier"),
-    "jv": ("jv_reply", "JVReplier"),
-}
-
-
 def replier_for(engine: str, http: Http) -> Replier:
-    """The replier of an engine, or a one-line error when tally cannot post there."""
-    if engine not in _REPLIERS:
+    """The replier the engine's registry line names (tally.adapters.REGISTRY), or a one-line
+    error when tally cannot post there."""
+    entry = next((e for e in adapters.REGISTRY if e.name == engine), None)
+    if entry is None or entry.replier is None:
         raise InputError(f"tally cannot post on {engine} forums")
-    module_name, class_name = _REPLIERS[engine]
-    module = __import__(f"tally.adapters.{module_name}", fromlist=[class_name])
-    replier: Replier = getattr(module, class_name)(http)
+    replier: Replier = entry.load(entry.replier)(http)
     return replier
 
 

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from tally import counting, crawl, credentials, times
+from tally import adapters, counting, crawl, credentials, times
 from tally.adapters.reply import Credentials, Http, Replier, replier_for
 from tally.crawl import StoredThread
 from tally.errors import (
@@ -65,7 +65,6 @@ from tally.when import Decision, LastPosted, clock, content_sha256, decide, summ
 log = logging.getLogger(__name__)
 
 MAX_COUNTS = 3  # a thread that moves on while replying is counted again, this many times at most
-ENGINE_MARKUP = {"jv": "jv"}  # every other engine reads BBCode (posting.format overrides)
 
 
 @dataclass(frozen=True)
@@ -276,7 +275,7 @@ class _Run:
         return Decision(True, f"forced ({decision.reason})", decision.final)
 
     def markup(self, engine: str) -> str:
-        chosen = self.game.posting.format or ENGINE_MARKUP.get(engine, "bbcode")
+        chosen = self.game.posting.format or adapters.registered(engine).markup
         if chosen not in DIALECTS:
             raise InputError(f"{self.game.path}: posting.format {chosen!r}: expected one of "
                              f"{', '.join(DIALECTS)}")

@@ -138,6 +138,12 @@ def verdict_of(data: dict, post: str) -> dict:
     return next(v for v in data["verdicts"] if v["post"] == post)
 
 
+def test_every_registered_engine_has_a_deadline_run_here():
+    from tally import adapters
+
+    assert {case.engine for case in CASES} == set(adapters.engines())
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.engine)
 def test_count_gives_the_tally_the_posts_show(case: EngineCase):
     data = count_json(case)

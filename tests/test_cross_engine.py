@@ -29,11 +29,6 @@ def all_pages() -> list[tuple[str, str, CasePage]]:
             for page in load_case(folder).pages]
 
 
-def test_every_engine_has_a_fixture_case():
-    assert set(ENGINES) == {"phpbb", "forumotion", "jv", "discuz", "invision"}
-    assert all(case_dirs(engine) for engine in ENGINES)
-
-
 @pytest.mark.parametrize("reader,writer", list(permutations(ENGINES, 2)),
                          ids=lambda name: name)
 def test_a_parser_refuses_another_engines_page(reader: str, writer: str):

@@ -396,7 +396,7 @@ def test_ips4_without_a_password_login_form_cannot_post() -> None:
 def test_only_jv_logs_in_with_a_supplied_cookie_not_a_password() -> None:
     logins = {case.engine: replier_for(case.engine, Fetcher(delay=0)).password_login
               for case in REPLY_CASES}
-    assert logins == {"forumotion": True, "discuz": True, "invision": True, "jv": False}
+    assert len(logins) > 1 and {name for name, password in logins.items() if not password} == {"jv"}
 
 
 def test_jv_login_without_a_supplied_session_cannot_post() -> None:
