@@ -134,13 +134,6 @@ WEEKDAYS = _table(_WEEKDAYS_BY_LANGUAGE)  # 1 = Monday
 DAY_WORDS = {fold(w): n for words in _DAY_WORDS_BY_LANGUAGE.values() for w, n in words.items()}
 
 
-@lru_cache(maxsize=1024)
-def month_number(word: str) -> int | None:
-    """The month a name or abbreviation means in any of the languages, or None."""
-    numbers = MONTHS.get(fold(word))
-    return min(numbers) if numbers and len(numbers) == 1 else None
-
-
 # ---------------------------------------------------------------------------------------------
 # What a shown time says
 

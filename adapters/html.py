@@ -48,15 +48,10 @@ def declared_charset(data: bytes, default: str = "utf-8") -> str:
     return name
 
 
-def parse_document(data: bytes) -> HtmlElement:
-    """Parse a whole page with the charset it declares (UTF-8 when it declares none)."""
-    parser = lxml_html.HTMLParser(encoding=declared_charset(data), remove_comments=True)
-    return lxml_html.document_fromstring(data, parser=parser)
-
-
 def parse_tree(data: bytes) -> HtmlElement:
-    """Like `parse_document`, with plain lxml elements: no per-node class lookup, which makes
-    walking every node of a message markedly faster. Use `text_of`, not `.text_content()`."""
+    """A whole page with the charset it declares (UTF-8 when it declares none), as plain lxml
+    elements: no per-node class lookup, which makes walking every node of a message markedly
+    faster. Use `text_of`, not `.text_content()`."""
     parser = etree.HTMLParser(encoding=declared_charset(data), remove_comments=True)
     root = etree.fromstring(data, parser=parser)
     if root is None:
@@ -76,12 +71,6 @@ def collapse(text: str) -> str:
 
 def class_set(element: HtmlElement) -> frozenset[str]:
     return frozenset((element.get("class") or "").split())
-
-
-def is_bold(element: HtmlElement) -> bool:
-    if element.tag in ("b", "strong"):
-        return True
-    return element.tag == "span" and bool(_BOLD_STYLE.search(element.get("style") or ""))
 
 
 def _lines(parts: list[str]) -> str:
@@ -173,7 +162,7 @@ class _Split:
                 elif text := child.text:  # a leaf: its text only (render would add just that)
                     append(text)
                 append("\n")
-            # is_bold(child), inlined
+            # bold: b, strong, or a span styled bold
             elif tag == "b" or tag == "strong" or (tag == "span" and bool(
                     _BOLD_STYLE.search(child.get("style") or ""))):
                 if in_bold:
@@ -325,7 +314,7 @@ def _as_browser_reads(data: bytes) -> bytes:
 
 
 def parse_document_as_browser(data: bytes) -> HtmlElement:
-    """Like `parse_document`, but decoding the declared charset as a browser does.
+    """A whole page, decoding the charset it declares as a browser does.
 
     Non-UTF-8 pages are decoded in Python (well-defined codecs, bad bytes replaced) and handed
     to lxml as UTF-8, so the result does not depend on the iconv libxml2 was built with.

@@ -1,7 +1,7 @@
 """The one place that knows about time zones, DST and "now" (DESIGN.md "Time").
 
-Engine parsers turn the text a page shows into a *naive local* datetime (with the helpers here
-for month names and relative forms); `localise` then attaches the forum's IANA zone and
+Engine parsers turn the text a page shows into a *naive local* datetime (with tally.adapters.dates,
+which holds the month, weekday and relative words of every language); `localise` then attaches the forum's IANA zone and
 converts to UTC, reporting DST gaps and overlaps instead of guessing silently. Every other module
 works with aware UTC datetimes only.
 """
@@ -9,9 +9,8 @@ works with aware UTC datetimes only.
 from __future__ import annotations
 
 import os
-import unicodedata
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -195,65 +194,3 @@ def parse_game_time(text: str, zone_name: str) -> Localised:
     if value.tzinfo is not None:
         return Localised(value.astimezone(UTC))
     return localise(value, zone_name)
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers for engine parsers: month names and relative forms, shared so each engine does not
-# keep its own tables. Keys are accent-free, casefolded and without a trailing dot.
-
-_MONTH_NAMES = (
-    # English
-    "january february march april may june july august september october november december",
-    "jan feb mar apr may jun jul aug sep oct nov dec",
-    # Spanish (Forumotion/phpBB packs abbreviate to three letters; "sept"/"set" also seen)
-    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
-    "ene feb mar abr may jun jul ago sep oct nov dic",
-    # French (JV, forumactif)
-    "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre",
-    "janv fevr mars avr mai juin juil aout sept oct nov dec",
-    # Russian: nominative and genitive ("9 октября"), and abbreviations
-    "январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь",
-    "января февраля марта апреля мая июня июля августа сентября октября ноября декабря",
-    "янв фев мар апр май июн июл авг сен окт ноя дек",
-    # Italian and Portuguese (other Forumotion/phpBB communities)
-    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
-    "janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro dezembro",
-    # odd abbreviations seen in language packs
-    "- - - - - - - - sept - - -",
-    "- - - - - - - - set - - -",
-    "- - - - - - - - sent - - -",
-)
-
-
-def fold_word(word: str) -> str:
-    """Casefold and strip accents and a trailing dot: 'Févr.' -> 'fevr', 'Miér' -> 'mier'."""
-    decomposed = unicodedata.normalize("NFKD", word.strip().rstrip(".").casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def _month_table() -> dict[str, int]:
-    table: dict[str, int] = {}
-    for names in _MONTH_NAMES:
-        for number, name in enumerate(names.split(), start=1):
-            if name != "-":
-                table.setdefault(fold_word(name), number)
-    return table
-
-
-def month_number(name: str) -> int | None:
-    """The month number of a month name or abbreviation in the languages the forums use."""
-    return _MONTHS.get(fold_word(name))
-
-
-_MONTHS = _month_table()
-
-
-def days_ago(fetched_local: datetime, days: int, hour: int, minute: int, second: int = 0) -> datetime:
-    """'Yesterday, 21:58' and friends: a wall time `days` days before the fetch date."""
-    day: date = fetched_local.date() - timedelta(days=days)
-    return datetime(day.year, day.month, day.day, hour, minute, second)
-
-
-def ago(fetched_local: datetime, **delta: float) -> datetime:
-    """'5 minutes ago', '3 天前': the fetch wall time minus a duration (naive)."""
-    return fetched_local - timedelta(**delta)

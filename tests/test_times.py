@@ -48,28 +48,9 @@ def test_unknown_zone_is_a_clear_error():
         times.zone("Mars/Olympus")
 
 
-@pytest.mark.parametrize("name,number", [
-    ("Ene", 1), ("Jan", 1), ("janv.", 1), ("févr.", 2), ("Feb", 2), ("Août", 8), ("Dic", 12),
-    ("Sept", 9), ("octubre", 10), ("октября", 10), ("Мая", 5), ("май", 5), ("October", 10),
-])
-def test_month_names_in_the_forums_languages(name, number):
-    assert times.month_number(name) == number
-
-
-def test_month_number_rejects_weekdays():
-    assert times.month_number("Miér") is None
-    assert times.month_number("Dom") is None
-
-
 def test_now_can_be_pinned_for_replays(monkeypatch):
     monkeypatch.setenv("TALLY_NOW", "2016-01-18T03:00:00Z")
     assert times.now() == datetime(2016, 1, 18, 3, 0, tzinfo=UTC)
-
-
-def test_relative_helpers():
-    fetched = datetime(2016, 1, 18, 0, 10)
-    assert times.days_ago(fetched, 1, 21, 58) == datetime(2016, 1, 17, 21, 58)
-    assert times.ago(fetched, minutes=15) == datetime(2016, 1, 17, 23, 55)
 
 
 @given(st.datetimes(min_value=datetime(2015, 1, 1), max_value=datetime(2027, 12, 31)),
