@@ -256,13 +256,15 @@ def _first_game_file(url: str, source: Path | None, zone: str | None, preset: st
                                  fetcher=None if offline else Fetcher(), offline=offline)
 
     thread = read(zone_name)
-    proposal = first_file.propose_zone(thread, zone, engine.default_zone, engine.name,
-                                       _board_language(source, store, engine, plain_url))
+    declared = _board_language(source, store, engine, plain_url)
+    proposal = first_file.propose_zone(thread, zone, engine.default_zone, engine.name, declared)
+    language, language_note = first_file.board_language(declared, thread)
     if proposal.zone != zone_name:  # the pages' times read again in the zone proposed
         thread = read(proposal.zone, offline=True)
     options = first_file.InitOptions(url=plain_url, engine=engine.name, zone=proposal.zone,
                                      zone_given=zone is not None, preset=preset,
-                                     title=thread.title or out.stem, zone_note=proposal.note)
+                                     title=thread.title or out.stem, zone_note=proposal.note,
+                                     language=language, language_note=language_note)
     return first_file.render(thread, options)
 
 

@@ -35,6 +35,8 @@ class InitOptions:
     preset: str = DEFAULT_PRESET
     title: str = "New game"  # the topic's title when the pages show one (Thread.title)
     zone_note: str = ""  # why this zone (propose_zone): the comment beside `timezone`
+    language: str | None = None  # the board's language (board_language), when tally has it
+    language_note: str = ""  # how it is known: the comment beside `language`
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,34 @@ def _ranked(zones: list[tuple[str, tuple[str, ...]]], language: str | None) -> l
     return [zone for zone, _ in ordered]
 
 
+# Words a board's posts are written in, where its pages declare no language (Discuz! X's
+# templates have no <html lang>): the script of most letters names it, marked CHECK.
+_SCRIPT_LANGUAGES = (("CJK", "zh"), ("CYRILLIC", "ru"))
+
+
+def board_language(declared: str | None, thread: Thread) -> tuple[str | None, str]:
+    """The board's language, if tally reads votes and writes counts in it, and how it is known:
+    the pages' <html lang>, else the script most letters of the posts are written in. A file
+    that leaves it out reads every vote with the preset's pack: on a Spanish board a `majority`
+    game read "Voto: Ana" as no vote at all and printed "No votes yet" (qa)."""
+    from tally import syntax
+    from tally.render import i18n
+
+    known = set(syntax.PACKS) & set(i18n.languages())
+    if declared:
+        if declared not in known:
+            return None, ""
+        return declared, f'the count\'s language: the board\'s (the pages say lang="{declared}")'
+    letters = [ch for post in thread.posts for ch in post.body.own if ch.isalpha()]
+    for script, code in _SCRIPT_LANGUAGES:
+        share = sum(1 for ch in letters if unicodedata.name(ch, "").startswith(script))
+        if letters and share * 2 > len(letters) and code in known:
+            shown = "Chinese" if script == "CJK" else script.title()
+            return code, ("CHECK: the count's language: the pages declare none; most letters "
+                          f"of the posts are {shown} script")
+    return None, ""
+
+
 _HTML_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z]{2,3})", re.IGNORECASE)
 
 
@@ -196,7 +226,7 @@ def render(thread: Thread, options: InitOptions) -> str:
         _thread_table(options),
         _roster(proposal, [post.author.strip() for post in (proposal.gm, *proposal.players)]),
         _first_day(proposal, options),
-        _votes_table(),
+        _votes_table(options.language),
     ]
     return "\n".join(parts)
 
@@ -220,6 +250,8 @@ def _head(thread: Thread, options: InitOptions, proposal: Proposal) -> str:
         _line(f"preset = {toml_string(options.preset)}",
               f"the rulebook: {' | '.join(sorted(rules.names()))}"),
         _line(f"timezone = {toml_string(options.zone)}", zone_note),
+        *([_line(f"language = {toml_string(options.language)}", options.language_note)]
+          if options.language else []),
         "# Accounts whose edits never void a vote and who never vote; proposed: the opening poster.",
         _line(f"staff = [{toml_string(proposal.gm.author)}]", "CHECK: the GM and co-moderators"),
         "",
@@ -231,7 +263,9 @@ def _thread_table(options: InitOptions) -> str:
         "[thread]",
         _line(f"url = {toml_string(options.url)}", "the game thread"),
         _line(f"engine = {toml_string(options.engine)}", "the forum engine, as detected"),
-        '# language = "en"                 # the board\'s language: en | es | fr | ru | zh',
+        (_line(f"language = {toml_string(options.language)}", "the board's language")
+         if options.language else
+         '# language = "en"                 # the board\'s language: en | es | fr | ru | zh'),
         "# per_page = 20                   # posts per page, when the board changed the default",
         "",
     ])
@@ -280,9 +314,11 @@ def _first_day(proposal: Proposal, options: InitOptions) -> str:
     ])
 
 
-def _votes_table() -> str:
+def _votes_table(language: str | None) -> str:
     return "\n".join([
         "[votes]                           # all optional: the preset's language pack is the default",
+        _line(f"language = {toml_string(language)}", "vote words of the board's language: "
+              "en | es | fr | ru | zh") if language else
         '# language = "en"                 # vote words of the board\'s language: en | es | fr | ru | zh',
         '# vote = ["vote", "##vote"]',
         '# unvote = ["unvote", "##unvote"]',

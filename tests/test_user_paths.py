@@ -1,0 +1,103 @@
+"""What a new user does, end to end through the `tally` command, on the bundled saved threads:
+`tally init` on a board's pages, then `tally count` on the file it wrote (README "Commands").
+
+The numbers are read off the pages (the fixtures' make_pages.py tables and the cases' notes in
+tests/test_cli_presets.py), not off the tool's output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tally.cli import app
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def run(*args: str | Path):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def saved_at(case: Path) -> str:
+    return str(tomllib.loads((case / "case.toml").read_text("utf-8"))["fetched_at"])
+
+
+def init_then_count(tmp_path: Path, case: Path, url: str, deadline: str) -> dict:
+    """`tally init` on the saved pages, the deadline placeholder set as the GM would, then
+    `tally count --format json` and the public text post."""
+    out = tmp_path / "game.toml"
+    made = run("init", url, "--from", case, "--fetched-at", saved_at(case), "--out", out)
+    assert made.exit_code == 0, made.output
+    text = re.sub(r'(?m)^deadline = "[^"]*"', f'deadline = "{deadline}"',
+                  out.read_text("utf-8"))
+    out.write_text(text, encoding="utf-8")
+    counted = run("count", out, "--from", case, "--fetched-at", saved_at(case), "--format", "json")
+    assert counted.exit_code == 0, counted.output
+    public = run("count", out, "--from", case, "--fetched-at", saved_at(case), "--format", "text",
+                 "--public")
+    assert public.exit_code == 0, public.output
+    return {"data": json.loads(counted.stdout), "post": public.stdout, "file": text}
+
+
+def votes(data: dict) -> dict[str, int]:
+    return {row["player"]: row["votes"] for row in data["counts"]}
+
+
+# A `majority` file (init's default preset) on a board that is not English: before, the file
+# said nothing of the board's language, every "Voto: Moriarty" was read with the English pack,
+# and the count printed "No votes yet ... No elimination" with exit 0.
+def test_init_on_a_spanish_board_reads_the_spanish_votes_and_counts_in_spanish(tmp_path: Path):
+    case = FIXTURES / "forumotion" / "espia-phpbb3-es"
+    got = init_then_count(tmp_path, case,
+                          "https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia",
+                          "2016-01-18 22:00:00")
+    assert re.search(r'(?m)^language = "es" +# the count\'s language: the board\'s \(the pages say '
+                     r'lang="es"\)$', got["file"])
+    # Irene 3102, Watson 3104, Mrs Hudson 3105 vote Moriarty; Sherlock 3103 Lestrade; Moriarty
+    # 3107 Sherlock at 22:00 (in time); Lestrade's 22:01 vote is late.
+    assert votes(got["data"]) == {"Moriarty": 3, "Lestrade": 1, "Sherlock": 1}
+    assert got["post"].startswith("Recuento de votaciones, día 1 (final): ")
+    assert "Sin votar (1): Lestrade" in got["post"]
+
+
+def test_init_on_a_discuz_board_without_a_declared_language_reads_the_chinese_votes(
+        tmp_path: Path):
+    case = FIXTURES / "discuz" / "trigger-utf8"
+    got = init_then_count(tmp_path, case, "https://bbs.tuilisha.cn/forum.php?mod=viewthread&tid=88231",
+                          "2026-11-18 18:00:00")
+    # Discuz! X's pages carry no <html lang>: the posts' script proposes it, marked CHECK.
+    assert re.search(r'(?m)^language = "zh" +# CHECK: the count\'s language: the pages declare '
+                     r'none; most letters of the posts are Chinese script$', got["file"])
+    assert re.search(r'(?m)^\[votes\].*\nlanguage = "zh" ', got["file"])
+    # From the opening post to 11月18日 18:00 (the opening post's author is staff): 桃花 2
+    # (青蛙王子 #14, 月下独酌 #15), 老猫 2 (风清扬 #9, 阿飞 #18), 青蛙王子 2 (桃花 #12, 白菜 #19).
+    assert votes(got["data"]) == {"桃花": 2, "老猫": 2, "青蛙王子": 2}
+    assert got["post"].startswith("第1日票型（最终）：")
+
+
+def test_init_on_an_english_board_writes_english(tmp_path: Path):
+    case = FIXTURES / "phpbb" / "kira-en"
+    got = init_then_count(tmp_path, case, "https://forum.example.org/viewtopic.php?f=3&t=412",
+                          "2016-01-18 02:59:59")
+    assert re.search(r'(?m)^language = "en" ', got["file"])
+    assert got["post"].startswith("Vote count, day 1 (final): ")
+
+
+@pytest.mark.parametrize("lang", ["de", None])
+def test_a_language_tally_has_no_words_for_is_left_to_the_gm(lang: str | None):
+    from datetime import UTC, datetime
+
+    from tally.init import board_language
+    from tally.model import Body, Post, Thread
+
+    post = Post(id="1", position=1, permalink="u#1", author="Ann", author_id=None,
+                created_at=datetime(2020, 1, 1, tzinfo=UTC), time_text="", zone="UTC",
+                body=Body(own="Ich stimme für Bob"))
+    thread = Thread(url="u", engine="phpbb", posts=(post,))
+    assert board_language(lang, thread) == (None, "")
