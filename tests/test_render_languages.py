@@ -14,8 +14,8 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
