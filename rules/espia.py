@@ -223,8 +223,8 @@ class EspiaPreset(Preset[EspiaOptions]):
         """Also: the Tramposo adds 1 or 2 votes (E6)."""
         super().validate(game)
         for event in game.events:
-            votes = event.params.get("votes", 2)
-            if event.kind == "tramposo_add" and (isinstance(votes, bool) or votes not in (1, 2)):
+            votes = 2 if event.votes is None else event.votes
+            if event.kind == "tramposo_add" and votes not in (1, 2):
                 raise GameFileError(f"{game.path}:{event.line or '?'}: events: a tramposo_add "
                                     f"event adds 1 or 2 votes, got {votes!r}")
 

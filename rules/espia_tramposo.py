@@ -67,7 +67,7 @@ def tramposo(ctx: Context, precision: str) -> tuple[tuple[Trick, ...], tuple[Fin
         else:
             votes = 2 if event.target == who else 1
             if power == "add":
-                votes = int(event.params.get("votes", 2))
+                votes = 2 if event.votes is None else event.votes
                 if added.get(who, 0) + votes > 2:
                     void(msg("more than 2 extra votes ({n} already)", n=added.get(who, 0)),
                          gm=True)

@@ -127,9 +127,9 @@ class Condition:
 
     def matches(self, post: Post, last_vote: str | None) -> bool:
         """Whether `post` meets the condition by itself (T1: floors are Post.position)."""
-        p = self.event.params
+        event = self.event
         if self.kind == "floor":
-            return post.position == p["floor"]
+            return post.position == event.floor
         if self.kind == "first_reply":
             return post.position == 2  # the sofa: floor 1 is the opening post
         if self.kind == "last_voter":
@@ -137,8 +137,8 @@ class Condition:
         if post.position < 2 or post.deleted:
             return False
         if self.kind == "long_reply":
-            return len(re.sub(r"\s", "", post.body.own)) > p["min_chars"]
-        return re.search(p["pattern"], post.body.own) is not None
+            return len(re.sub(r"\s", "", post.body.own)) > (event.min_chars or 0)
+        return re.search(event.pattern or "", post.body.own) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,10 +174,14 @@ class Judged:
 def conditions(game: Game) -> tuple[Condition, ...]:
     out = []
     for number, event in enumerate(game.events_of("trigger"), start=1):
-        kind = str(event.params.get("condition"))
-        name = str(event.params.get("name") or f"#{number} {kind}")
-        out.append(Condition(name, kind, str(event.params.get("effect", "substitute")), event))
+        kind = str(event.condition)
+        name = event.name or f"#{number} {kind}"
+        out.append(Condition(name, kind, _effect(event), event))
     return tuple(out)
+
+
+def _effect(event: Event) -> str:
+    return "substitute" if event.effect is None else event.effect
 
 
 def killers(game: Game) -> frozenset[str]:
@@ -375,26 +379,25 @@ class TriggerPreset(Preset[TriggerOptions]):
         super().validate(game)
         for event in game.events_of("trigger"):
             where = f"{game.path}:{event.line or '?'}: events: a trigger event"
-            p = event.params
-            kind = p.get("condition")
+            kind = event.condition
             if kind not in CONDITIONS:
                 raise GameFileError(f"{where} needs condition = one of {', '.join(CONDITIONS)}, "
                                     f"got {kind!r}")
-            if p.get("effect", "substitute") not in EFFECTS:
+            if _effect(event) not in EFFECTS:
                 raise GameFileError(f"{where}: effect is one of {', '.join(EFFECTS)}, "
-                                    f"got {p.get('effect')!r}")
+                                    f"got {event.effect!r}")
             need = {"floor": "floor", "long_reply": "min_chars"}.get(kind)
-            if need and (not isinstance(p.get(need), int) or isinstance(p.get(need), bool)
-                         or p[need] < 1):
+            number = getattr(event, need) if need else None
+            if need and (number is None or number < 1):
                 raise GameFileError(f"{where} with condition {kind!r} needs {need} = a whole "
-                                    f"number of at least 1, got {p.get(need)!r}")
+                                    f"number of at least 1, got {number!r}")
             if kind == "regex":
-                try:
-                    re.compile(str(p.get("pattern", "")))
-                except re.error as exc:
-                    raise GameFileError(f"{where}: bad pattern {p.get('pattern')!r}: {exc}") from None
-                if not p.get("pattern"):
+                if not event.pattern:  # an empty pattern would be met by every post
                     raise GameFileError(f"{where} with condition 'regex' needs pattern")
+                try:
+                    re.compile(event.pattern)
+                except re.error as exc:
+                    raise GameFileError(f"{where}: bad pattern {event.pattern!r}: {exc}") from None
 
 
 PRESET = TriggerPreset(name="trigger-cn", syntax=pack("zh"), defaults=TriggerOptions(),

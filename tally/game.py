@@ -20,11 +20,13 @@ from tally.errors import GameFileError, InputError
 
 # Event kinds every preset understands; presets add their own (rules/<preset>.EVENT_KINDS).
 CORE_EVENT_KINDS = frozenset({"death", "revival", "replacement", "deadline"})
-# Keys an [[events]] table may carry besides the core ones: the parameters presets read
-# (espia's `votes`, trigger-cn's `condition`, `floor`, `min_chars`, `pattern`, `effect` and
-# `name`, a replacement's new `account_id`) and a `note` for the GM. Any other key is a typo.
-EVENT_PARAMETERS = frozenset({"votes", "condition", "floor", "min_chars", "pattern", "effect",
-                              "name", "account_id", "note"})
+# Keys an [[events]] table may carry besides the core ones, with their types: the parameters
+# presets read (Event's typed fields: espia's `votes`, trigger-cn's `condition`, `floor`,
+# `min_chars`, `pattern`, `effect` and `name`, a replacement's new `account_id`) and a `note`
+# for the GM. Any other key is a typo.
+EVENT_PARAMETERS: Mapping[str, type | tuple[type, ...]] = {
+    "votes": int, "condition": str, "floor": int, "min_chars": int, "pattern": str,
+    "effect": str, "name": str, "account_id": (str, int), "note": str}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +64,17 @@ class Event:
     account: str | None = None  # replacement: the account taking over `player`'s slot
     deadline: datetime | None = None  # kind "deadline": the new deadline
     secret: bool = False  # GM-only (C5)
-    params: Mapping[str, Any] = field(default_factory=dict)  # preset-specific extras
+    # The parameters a preset reads, each typed by the reader (file:line on a wrong type); the
+    # preset checks which it needs and their values (rules.Preset.validate).
+    votes: int | None = None  # espia tramposo_add: the extra votes, 1 or 2 (E6; default 2)
+    condition: str | None = None  # trigger-cn trigger: floor, first_reply, long_reply, ... (T1)
+    name: str | None = None  # trigger-cn trigger: what the GM's report calls it
+    effect: str | None = None  # trigger-cn trigger: what meeting it does (default substitute)
+    floor: int | None = None  # trigger-cn condition "floor": the floor that meets it
+    min_chars: int | None = None  # trigger-cn condition "long_reply": more characters than this
+    pattern: str | None = None  # trigger-cn condition "regex": the regular expression
+    account_id: str | None = None  # replacement: the forum user id of the account taking over
+    note: str | None = None  # the GM's own note; read by nothing
     line: int | None = None  # where it stands in the game file, for error messages
 
 
@@ -509,7 +521,7 @@ class _Reader:
             where = f"events[{i}]"
             if not isinstance(row, dict):
                 raise GameFileError(f"{self.path}:?: {where}: expected an [[events]] table")
-            self.known_keys(row, core | EVENT_PARAMETERS, where, "events", i)
+            self.known_keys(row, core | set(EVENT_PARAMETERS), where, "events", i)
             kind = self.need(row, "kind", str, f"{where}.kind", "events", i)
             at = self.when(self.need(row, "at", (str, datetime), f"{where}.at", "events", i), zone,
                            f"{where}.at", "at", "events", i)
@@ -537,10 +549,20 @@ class _Reader:
                 at=at, kind=kind, player=player, day=day, target=target, account=account,
                 deadline=deadline,
                 secret=self.opt(row, "secret", bool, f"{where}.secret", False, "events", i),
-                params={k: v for k, v in row.items() if k not in core},
                 line=line if isinstance(line, int) else None,
+                **self.event_parameters(row, where, i),
             ))
         return tuple(sorted(events, key=lambda e: e.at))
+
+    def event_parameters(self, row: Mapping[str, Any], where: str, index: int) -> dict[str, Any]:
+        """The preset parameters an [[events]] table gives, each of its type (an account id
+        written as a number is the same id as text)."""
+        found: dict[str, Any] = {}
+        for key, kind in EVENT_PARAMETERS.items():
+            value = self.opt(row, key, kind, f"{where}.{key}", None, "events", index)
+            if value is not None:
+                found[key] = str(value) if key == "account_id" else value
+        return found
 
     def days(self, zone: str, events: tuple[Event, ...]) -> tuple[Day, ...]:
         rows = self.opt(self.data, "days", list, "days", [])

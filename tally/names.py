@@ -220,8 +220,7 @@ class Roster:
         for move in moves:
             holders.append(_Holder(player.name, names, ids, start, move.at))
             names = frozenset({normalise(move.account or "")})
-            new_id = move.params.get("account_id")
-            ids = frozenset({str(new_id)} if new_id is not None else ())
+            ids = frozenset({move.account_id} if move.account_id is not None else ())
             start = move.at
         holders.append(_Holder(player.name, names, ids, start, None))
         return holders

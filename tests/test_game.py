@@ -246,3 +246,18 @@ def test_a_rules_option_names_its_line_from_the_text_read(tmp_path, written):
         rules.for_game(game_file.loads(text, path))
     assert str(err.value) == (f"{path}:{line}: rules.threshold_typo: unknown option for preset "
                               "kira (known: precision, threshold, void_edited_revokes)")
+
+
+def test_an_event_parameter_of_the_wrong_type_names_file_line_and_key(tmp_path):
+    text = FULL.replace('kind = "death"\n', 'kind = "death"\nfloor = "23"\n')
+    line = text.splitlines().index('floor = "23"') + 1
+    assert failure(tmp_path, text).endswith(
+        f"game.toml:{line}: events[0].floor: expected int, got '23'")
+
+
+def test_event_parameters_are_read_into_typed_fields(tmp_path):
+    text = FULL.replace('kind = "death"\n', 'kind = "death"\nnote = "shot at dawn"\n'
+                        'account_id = 91\nvotes = 1\n')
+    death = game_file.load(write(tmp_path, text)).events_of("death")[0]
+    assert (death.note, death.account_id, death.votes, death.floor) == ("shot at dawn", "91", 1,
+                                                                         None)

@@ -214,7 +214,7 @@ def test_voter_replacement_moves_the_slot() -> None:
     swap = START + timedelta(hours=5)
     game = make_game((Player("Alice", account_id="1"), Player("Bob")),
                      events=(Event(at=swap, kind="replacement", player="Alice", account="Zoe",
-                                   params={"account_id": "9"}),))
+                                   account_id="9"),))
     roster = Roster(game)
     before, after = swap - timedelta(seconds=1), swap
     assert roster.voter("Alice", "1", before) == "Alice"

@@ -46,7 +46,7 @@ def text(body: str) -> dict[str, str]:
 
 def event(kind: str, clock: str, player: str, target: str | None = None, day: int | None = 1,
           **params: Any) -> Event:
-    return Event(at=at(clock), kind=kind, player=player, target=target, day=day, params=params)
+    return Event(at=at(clock), kind=kind, player=player, target=target, day=day, **params)
 
 
 def findings(t: Tally, rule: str) -> list[tuple[str, bool, bool]]:
@@ -362,7 +362,7 @@ def test_game_file_with_espia_events_loads(tmp_path) -> None:  # type: ignore[no
     g = load(path)
     rules.get("espia").validate(g)
     add = g.events_of("tramposo_add")[0]
-    assert (add.player, add.target, add.day, dict(add.params)) == ("Moriarty", "Watson", 1, {"votes": 2})
+    assert (add.player, add.target, add.day, add.votes) == ("Moriarty", "Watson", 1, 2)
     assert g.days[0].deadline.isoformat() == "2016-01-18T21:00:00+00:00"  # 22:00 Madrid
 
 

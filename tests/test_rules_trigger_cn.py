@@ -36,8 +36,8 @@ def trigger_game(*triggers: Event, events: Sequence[Event] = (), players: Sequen
 
 
 def trigger(condition: str, name: str, effect: str = "substitute", **params: Any) -> Event:
-    return Event(at=at("03:00:00"), kind="trigger", params={"condition": condition, "name": name,
-                                                             "effect": effect, **params})
+    return Event(at=at("03:00:00"), kind="trigger", condition=condition, name=name, effect=effect,
+                 **params)
 
 
 def said(author: str, clock: str, body: str = "顶") -> tuple[Any, ...]:
