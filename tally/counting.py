@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tally import times
-from tally.errors import InputError, UsageError
+from tally.errors import GameFileError, InputError, UsageError
 from tally.game import Game
 from tally.model import Tally, Thread
 from tally.progress import pages_bar
@@ -33,7 +33,21 @@ def load_game(path: Path) -> Game:
     # The preset exists and checks its event kinds, the fields they need and its options,
     # naming the line.
     rules.for_game(game)
+    _check_post_format(game)
     return game
+
+
+def _check_post_format(game: Game) -> None:
+    """posting.format names a markup tally writes (tally.render.post), refused like any other
+    game-file mistake, before anything is read: the reader of the file cannot know the markups
+    (the renderers read Game records)."""
+    from tally.render.post import DIALECTS
+
+    chosen = game.posting.format
+    if chosen is not None and chosen not in DIALECTS:
+        raise GameFileError(f"{game.path}:{game.lines.get('posting.format', '?')}: "
+                            f"posting.format: expected one of {', '.join(DIALECTS)}, got "
+                            f"{chosen!r}")
 
 
 def pick_day(game: Game, day: int | None, at: datetime) -> int:

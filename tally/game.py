@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -380,7 +380,8 @@ class _Reader:
             extra_threads=self.strings(data, "threads", "threads"),
             posting=self.posting(),
             language=self.opt(data, "language", str, "language", None),
-            lines=self.key_lines(options),
+            lines=self.key_lines({"rules": options,
+                                  "posting": self.opt(data, "posting", dict, "posting", {})}),
         )
 
     def posting(self) -> Posting:
@@ -491,26 +492,29 @@ class _Reader:
             raise self.fail("thread.engine", f"unknown forum engine {engine!r} (known: "
                             f"{', '.join(adapters.engines())})", "engine", "thread")
 
-    def key_lines(self, options: Mapping[str, Any]) -> dict[str, int]:
-        """The lines of `preset` and of each [rules] option (written in the table or as
-        `rules.KEY =`), for the errors the preset raises once it reads them."""
+    def key_lines(self, tables: Mapping[str, Iterable[str]]) -> dict[str, int]:
+        """The lines of `preset` and of each key of the tables named ("rules": the options,
+        "posting"), written in the table or as `TABLE.KEY =`: for the checks made once the
+        preset or the renderer reads them ("rules.threshold", "posting.format")."""
         found: dict[str, int] = {}
         preset = self.line_of("preset")
         if isinstance(preset, int):
             found["preset"] = preset
-        inside = False
+        inside: str | None = None
         for number, line in enumerate(self.lines, start=1):
             stripped = line.strip()
             if stripped.startswith("["):
-                inside = re.match(r"^\[\s*rules\s*\]", stripped) is not None
+                header = re.match(r"^\[\s*([\w-]+)\s*\]", stripped)
+                inside = header.group(1) if header else None
                 continue
-            for key in options:
-                if f"rules.{key}" in found:
-                    continue
-                pattern = rf"^\s*[\"']?{re.escape(key)}[\"']?\s*="
-                if inside and re.match(pattern, line) or \
-                        re.match(rf"^\s*rules\.{re.escape(key)}\s*=", line):
-                    found[f"rules.{key}"] = number
+            for table, keys in tables.items():
+                for key in keys:
+                    if f"{table}.{key}" in found:
+                        continue
+                    pattern = rf"^\s*[\"']?{re.escape(key)}[\"']?\s*="
+                    if inside == table and re.match(pattern, line) or \
+                            re.match(rf"^\s*{re.escape(table)}\.{re.escape(key)}\s*=", line):
+                        found[f"{table}.{key}"] = number
         return found
 
     def events(self, zone: str, names: set[str]) -> tuple[Event, ...]:

@@ -46,7 +46,6 @@ from tally.errors import (
     CannotPostHere,
     Challenged,
     ForumError,
-    InputError,
     OutcomeUnknown,
     SessionExpired,
     TallyError,
@@ -57,7 +56,6 @@ from tally.game import Game
 from tally.lock import hold, lock_path_of
 from tally.model import Post, Tally, Thread
 from tally.render.i18n import language_for
-from tally.render.post import DIALECTS
 from tally.render.update import marker, render_update
 from tally.store import Posted, Store
 from tally.when import Decision, LastPosted, clock, content_sha256, decide, summarise
@@ -275,11 +273,8 @@ class _Run:
         return Decision(True, f"forced ({decision.reason})", decision.final)
 
     def markup(self, engine: str) -> str:
-        chosen = self.game.posting.format or adapters.registered(engine).markup
-        if chosen not in DIALECTS:
-            raise InputError(f"{self.game.path}: posting.format {chosen!r}: expected one of "
-                             f"{', '.join(DIALECTS)}")
-        return chosen
+        """posting.format (checked when the game was loaded), else the engine's own markup."""
+        return self.game.posting.format or adapters.registered(engine).markup
 
     # -- posting -------------------------------------------------------------------------------
 

@@ -261,3 +261,20 @@ def test_event_parameters_are_read_into_typed_fields(tmp_path):
     death = game_file.load(write(tmp_path, text)).events_of("death")[0]
     assert (death.note, death.account_id, death.votes, death.floor) == ("shot at dawn", "91", 1,
                                                                          None)
+
+
+@pytest.mark.parametrize("written", ['[posting]\naccount = "TallyBot"\nformat = "bbc"\n',
+                                     'posting.format = "bbc"\n'])
+def test_a_posting_format_tally_cannot_write_names_file_and_line(tmp_path, written):
+    """Found when the game is loaded, before any page is read or anything posted."""
+    from tally.counting import load_game
+
+    if written.startswith("posting."):  # a dotted key stands before the first table
+        text = FULL.replace('staff = ["Ryuk"]\n', 'staff = ["Ryuk"]\n' + written)
+    else:
+        text = FULL + "\n" + written
+    line = text.splitlines().index(written.splitlines()[-1]) + 1
+    with pytest.raises(GameFileError) as err:
+        load_game(write(tmp_path, text))
+    assert str(err.value).endswith(f"game.toml:{line}: posting.format: expected one of bbcode, "
+                                   "markdown, jv, text, got 'bbc'")
