@@ -383,3 +383,15 @@ def test_report_read_through_the_store_records_a_snapshot(tmp_path: Path, monkey
     replayed = run("audit", game, "--from-snapshot", str(snapshot.id))
     assert replayed.exit_code == 0, replayed.output
     assert f"snapshot {snapshot.id} recomputed exactly" in replayed.stdout
+
+
+def test_the_same_count_renders_the_same_page_byte_for_byte(tmp_path: Path) -> None:
+    """A report kept as evidence can be made again and compared: nothing in it depends on the
+    run (the charts' ids were object addresses), on the public page or the GM's."""
+    game = espia_game(tmp_path)
+    for gm in ((), ("--gm",)):
+        _, first = report(tmp_path, game, *ESPIA_SAVED, *gm, name="first.html")
+        _, again = report(tmp_path, game, *ESPIA_SAVED, *gm, name="again.html")
+        assert first == again
+        assert 'aria-labelledby="chart-title-public"' in first
+    assert 'aria-labelledby="chart-title-gm"' in first
