@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from datetime import datetime, timedelta
 from pathlib import Path
+from urllib.parse import urljoin
 
 from tally import adapters, times
 from tally.adapters.base import Engine
@@ -44,8 +45,13 @@ def read_saved_pages(
         at = fetched_at or times.from_unix(path.stat().st_mtime)
         reader = PageReader(engine, zone, language, per_page, floor_names,
                             engine.topic_id(url) if url else None)
+        stated = saved_page_url(data)
         try:
-            page = reader.parse(data, saved_page_url(data) or str(path), at)
+            page = reader.parse(data, _base(stated, url, path), at)
+            if stated is None and url is not None:
+                # Post links are made from the page's address: page N's, learnt from the page
+                # read once as the file (some engines tell the page by its address).
+                page = reader.parse(data, _page_address(engine, url, page, per_page), at)
         except TallyError as exc:
             raise type(exc)(f"{path}: {exc}") from None
         _written_before(page, at, path, stated=fetched_at is not None)
@@ -60,6 +66,29 @@ def read_saved_pages(
 # A saved page cannot hold a post written after it was saved. The fetch time given is often
 # typed to the minute, and a machine-readable post time has seconds: a minute's grace.
 _FETCH_TIME_GRACE = timedelta(minutes=1)
+
+
+def _base(stated: str | None, url: str | None, path: Path) -> str:
+    """The address a saved page's links are read against. Its own (canonical link, the
+    browser's comment), made absolute against the game's thread URL (a relative canonical
+    link gave "[url=/t245-…#3102]" in the post, a link phpBB's [url] does not take); without
+    one, the file's path, to learn the page's number; then `_page_address`: never the file's
+    path, which ended up in the public post as "[url=pages/forum.php?…]" (qa)."""
+    if stated is not None:
+        return urljoin(url, stated) if url else stated
+    return str(path)
+
+
+def _page_address(engine: Engine, url: str, page: Page, per_page: int | None) -> str:
+    """Page N's address, for a saved page that does not state it: the page size is the game
+    file's, else what the page's first post's place says (post 6 on page 2: 5 a page)."""
+    if page.number <= 1:
+        return url
+    size = per_page
+    if size is None and page.posts and page.posts[0].position > 1:
+        quotient, rest = divmod(page.posts[0].position - 1, page.number - 1)
+        size = quotient if not rest and quotient else None
+    return engine.page_url(url, page.number, size)
 
 
 def _written_before(page: Page, at: datetime, path: Path, stated: bool) -> None:

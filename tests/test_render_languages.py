@@ -60,9 +60,9 @@ def count(game: Path, source: Path, fetched_at: str, *more: str, code: int = 0) 
 ESPIA_POST = """\
 [b][u]Recuento de votaciones, día 1 (final): ¿Quién es el Espía? — Día 1[/u][/b]
 
-[b]Moriarty[/b] (3): [url=/t245-votaciones-dia-1-quien-es-el-espia#3102]Irene Adler[/url], [url=/t245-votaciones-dia-1-quien-es-el-espia#3104]Watson[/url], [url=/t245-votaciones-dia-1-quien-es-el-espia#3105]Mrs Hudson[/url]
-[b]Lestrade[/b] (1): [url=/t245-votaciones-dia-1-quien-es-el-espia#3103]Sherlock[/url]
-[b]Sherlock[/b] (1): [url=/t245p5-votaciones-dia-1-quien-es-el-espia#3107]Moriarty[/url]
+[b]Moriarty[/b] (3): [url=https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia#3102]Irene Adler[/url], [url=https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia#3104]Watson[/url], [url=https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia#3105]Mrs Hudson[/url]
+[b]Lestrade[/b] (1): [url=https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia#3103]Sherlock[/url]
+[b]Sherlock[/b] (1): [url=https://laratonera.foroactivo.com/t245p5-votaciones-dia-1-quien-es-el-espia#3107]Moriarty[/url]
 
 [b]Sin votar[/b] (1): Lestrade
 Moriarty es eliminado (E2: más votos (3))
@@ -75,9 +75,9 @@ Recuento hecho por tally 0.1.0, reglas espia.
 ESPIA_POST_EN = """\
 [b][u]Vote count, day 1 (final): ¿Quién es el Espía? — Día 1[/u][/b]
 
-[b]Moriarty[/b] (3): [url=/t245-votaciones-dia-1-quien-es-el-espia#3102]Irene Adler[/url], [url=/t245-votaciones-dia-1-quien-es-el-espia#3104]Watson[/url], [url=/t245-votaciones-dia-1-quien-es-el-espia#3105]Mrs Hudson[/url]
-[b]Lestrade[/b] (1): [url=/t245-votaciones-dia-1-quien-es-el-espia#3103]Sherlock[/url]
-[b]Sherlock[/b] (1): [url=/t245p5-votaciones-dia-1-quien-es-el-espia#3107]Moriarty[/url]
+[b]Moriarty[/b] (3): [url=https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia#3102]Irene Adler[/url], [url=https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia#3104]Watson[/url], [url=https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia#3105]Mrs Hudson[/url]
+[b]Lestrade[/b] (1): [url=https://laratonera.foroactivo.com/t245-votaciones-dia-1-quien-es-el-espia#3103]Sherlock[/url]
+[b]Sherlock[/b] (1): [url=https://laratonera.foroactivo.com/t245p5-votaciones-dia-1-quien-es-el-espia#3107]Moriarty[/url]
 
 [b]Not voting[/b] (1): Lestrade
 Moriarty is eliminated (E2: most votes (3))

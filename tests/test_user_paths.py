@@ -101,3 +101,26 @@ def test_a_language_tally_has_no_words_for_is_left_to_the_gm(lang: str | None):
                 body=Body(own="Ich stimme für Bob"))
     thread = Thread(url="u", engine="phpbb", posts=(post,))
     assert board_language(lang, thread) == (None, "")
+
+
+# Saved pages that state no address of their own (no canonical link, no "saved from" comment:
+# Discuz! X, Forumotion's mobile and phpBB2 themes, any page Firefox saves): before, the post
+# links were made from the file's path ("[url=fixtures/discuz/…/forum.php?mod=redirect…]",
+# "[url=…/page-1.html#30702]") or left relative ("[url=/t245-…#3102]", which phpBB's [url]
+# does not take): a public post linking to nowhere.
+@pytest.mark.parametrize("folder,host,page_two", [
+    ("discuz/stock-x34-utf8", "https://bbs.example.cn/", None),
+    ("forumotion/stock-mobile-es", "https://espia-mobile.foroactivo.com/",
+     "https://espia-mobile.foroactivo.com/t307p5-votaciones-dia-1-quien-es-el-espia#30707"),
+    ("forumotion/espia-phpbb3-es", "https://laratonera.foroactivo.com/",
+     "https://laratonera.foroactivo.com/t245p5-votaciones-dia-1-quien-es-el-espia#3107"),
+])
+def test_post_links_from_saved_pages_point_at_the_forum(folder: str, host: str,
+                                                        page_two: str | None):
+    case = FIXTURES / folder
+    result = run("count", case / "game.toml", "--from", case, "--fetched-at", saved_at(case))
+    assert result.exit_code == 0, result.output
+    links = re.findall(r"\[url=([^\]]*)\]", result.stdout)
+    assert links and all(link.startswith(host) for link in links), links
+    if page_two is not None:  # a vote on page 2 links to page 2, not page 1
+        assert page_two in links
