@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from tally import __version__, times
+from tally import __version__
 from tally.atomic import write_atomically
-from tally.counting import load_game, pick_day, read_and_count, read_thread, store_path_of
+from tally.counting import load_game, read_and_count, read_thread, recount_snapshot
+from tally.drafting import first_game_file
 from tally.errors import EXIT_NEEDS_GM, InputError
 from tally.game import Game
-from tally.model import Tally, Thread
+from tally.model import Tally
 from tally.options import (
     AsOfOpt,
     DayOpt,
@@ -32,10 +33,8 @@ from tally.options import (
 )
 
 if TYPE_CHECKING:
-    from tally.adapters import Engine
     from tally.crawl import StoredThread
     from tally.forensics import Report
-    from tally.store import Store
 
 # ---------------------------------------------------------------------------------------------
 # Commands
@@ -165,16 +164,9 @@ def _audit_snapshot(game_path: Path, snapshot_id: int, store_path: Path | None,
                     player: str | None, post: str | None, fmt: str,
                     lang: str | None = None) -> int:
     """--from-snapshot: the recorded count again from the store alone (never a Fetcher here)."""
-    from tally import evidence, forensics
-    from tally.store import Store
+    from tally import evidence
 
-    path = store_path_of(game_path, store_path)
-    if not path.is_file():
-        raise InputError(f"snapshot store {path}: no such file")
-    with Store(path) as store:
-        replayed = evidence.replay(store, snapshot_id, game_path, pick_day)
-        report = forensics.report(replayed.main.sightings, replayed.game, replayed.tally)
-        now = evidence.today(store, replayed, game_path, load_game)
+    replayed, report, now = recount_snapshot(game_path, snapshot_id, store_path)
     snap = replayed.snapshot
     taken = f"{snap.taken_at:%Y-%m-%d %H:%M:%S} UTC"
     if not replayed.recorded_count:
@@ -228,80 +220,9 @@ def init(
     with errors():
         if out.exists() and not force:
             raise InputError(f"{out}: already exists; use --force to overwrite it")
-        text = _first_game_file(url, source, timezone, preset, out, fetched_at)
+        text = first_game_file(url, source, timezone, preset, out, fetched_at)
         write_atomically(out, text)
         typer.echo(f"wrote {out}: check the lines marked CHECK, then run: tally count {out}")
-
-
-def _first_game_file(url: str, source: Path | None, zone: str | None, preset: str, out: Path,
-                     fetched_at: str | None) -> str:
-    from tally import adapters, crawl, rules, saved
-    from tally import init as first_file
-    from tally.fetch import Fetcher
-    from tally.store import Store
-
-    rules.get(preset)  # an unknown preset: one line, before any reading
-    forced, plain_url = adapters.split_forced(url)
-    engine = _init_engine(plain_url, forced, source)
-    zone_name = zone or engine.default_zone
-    times.zone(zone_name)  # an unknown zone: one line, before any reading
-    store = None if source is not None else Store(out.parent / ".tally" / f"{out.stem}.sqlite")
-
-    def read(zone_name: str, offline: bool = False) -> Thread:
-        if source is not None:
-            stated = times.parse_game_time(fetched_at, zone_name).utc if fetched_at else None
-            return saved.read_saved_pages(source, engine, zone=zone_name, url=plain_url,
-                                          fetched_at=stated)
-        return crawl.read_thread(plain_url, engine, zone=zone_name, store=store,
-                                 fetcher=None if offline else Fetcher(), offline=offline)
-
-    thread = read(zone_name)
-    declared = _board_language(source, store, engine, plain_url)
-    proposal = first_file.propose_zone(thread, zone, engine.default_zone, engine.name, declared)
-    language, language_note = first_file.board_language(declared, thread)
-    if proposal.zone != zone_name:  # the pages' times read again in the zone proposed
-        thread = read(proposal.zone, offline=True)
-    options = first_file.InitOptions(url=plain_url, engine=engine.name, zone=proposal.zone,
-                                     zone_given=zone is not None, preset=preset,
-                                     title=thread.title or out.stem, zone_note=proposal.note,
-                                     language=language, language_note=language_note)
-    return first_file.render(thread, options)
-
-
-def _board_language(source: Path | None, store: Store | None, engine: Engine,
-                    url: str) -> str | None:
-    """The language the board's pages declare (<html lang>): the first saved page's, or the
-    stored first page's."""
-    from tally import init as first_file
-    from tally.saved import SAVED_PAGE_SUFFIXES
-
-    if source is not None:
-        for path in sorted(source.iterdir()):
-            if path.is_file() and path.suffix.lower() in SAVED_PAGE_SUFFIXES:
-                return first_file.page_language(path.read_bytes())
-        return None
-    if store is None:
-        return None
-    versions = store.page_versions(engine.thread_key(url), 1)
-    return first_file.page_language(versions[0].body) if versions else None
-
-
-def _init_engine(url: str, forced: str | None, source: Path | None) -> Engine:
-    """The engine: forced, else from the URL, else (with --from) from the saved pages."""
-    from tally import adapters
-
-    try:
-        return adapters.for_url(url, forced)
-    except InputError:
-        if source is None or forced:
-            raise
-    for path in sorted(source.iterdir()):
-        if path.is_file() and path.suffix.lower() in (".html", ".htm"):
-            found = adapters.sniff(path.read_bytes())
-            if found is not None:
-                return found
-    raise InputError(f"{url}: not a thread URL of a known forum engine, and no page in {source} "
-                     "looks like one; write engine:URL")
 
 
 @app.command()

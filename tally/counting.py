@@ -21,7 +21,9 @@ from tally.progress import pages_bar
 
 if TYPE_CHECKING:
     from tally.crawl import StoredThread
+    from tally.evidence import Replay, Today
     from tally.fetch import Fetcher
+    from tally.forensics import Report
     from tally.store import Store
 
 
@@ -241,3 +243,21 @@ def count_stored(game: Game, day: int, store: Store, *, command: str, offline: b
                                asked=evidence.Asked(at, up_to_post))
     return Counted(game, day, main.thread, others, at, up_to_post, tally, main, snapshot,
                    len(main.versions) + sum(len(other.versions) for other in read_others))
+
+
+def recount_snapshot(game_path: Path, snapshot_id: int,
+                     store_path: Path | None) -> tuple[Replay, Report, Today]:
+    """`audit --from-snapshot`: the count recorded as `snapshot_id` again from exactly its
+    stored pages and game file (never a Fetcher), the edit forensics of those pages, and what
+    the pages stored now and the current game file give (issue 6)."""
+    from tally import evidence, forensics
+    from tally.store import Store
+
+    path = store_path_of(game_path, store_path)
+    if not path.is_file():
+        raise InputError(f"snapshot store {path}: no such file")
+    with Store(path) as store:
+        replayed = evidence.replay(store, snapshot_id, game_path, pick_day)
+        report = forensics.report(replayed.main.sightings, replayed.game, replayed.tally)
+        now = evidence.today(store, replayed, game_path, load_game)
+    return replayed, report, now
