@@ -47,7 +47,7 @@ from tally.errors import InputError
 from tally.game import Game, VoteSyntax
 from tally.model import Action, Ballot, NameMatch, Post
 from tally.names import Roster, normalise
-from tally.syntax import PACKS, pack, placeholders
+from tally.syntax import PACKS, pack, placeholders, with_words_of
 
 _NEVER = r"(?!)"  # an alternative that matches nothing, for an empty word list
 
@@ -169,7 +169,11 @@ def effective_syntax(game: Game, defaults: VoteSyntax | None) -> VoteSyntax:
 
     Base: the game's `votes.language` pack, else `defaults`, else the board's language pack, else
     English. A language set in the game file swaps the words, tags and no-elimination words but
-    keeps the preset's other choices (bold, joke markers, patterns).
+    keeps the preset's other choices (bold, joke markers, patterns). A board whose stated
+    language (`[thread] language`) is not the preset's, with no `votes.language`, takes both
+    packs' words: players of an English-convention game on a Chinese board write "投票 X" as
+    well as "vote: X", and reading only the preset's words counted none of them ("No votes
+    yet", exit 0).
     """
     own = game.votes
     base = defaults
@@ -181,8 +185,11 @@ def effective_syntax(game: Game, defaults: VoteSyntax | None) -> VoteSyntax:
         base = words if base is None else replace(
             words, require_bold=base.require_bold, joke_markers=base.joke_markers,
             patterns=base.patterns)
+    board = game.board.language
     if base is None:
-        base = pack(game.board.language if game.board.language in PACKS else "en")
+        base = pack(board if board in PACKS else "en")
+    elif not own.language and board in PACKS and board != base.language:
+        base = with_words_of(base, pack(board, no_elimination=bool(base.no_elimination)))
     changes = {f.name: getattr(own, f.name) for f in fields(VoteSyntax)
                if isinstance(getattr(own, f.name), tuple) and getattr(own, f.name)}
     if own.require_bold:
@@ -218,7 +225,8 @@ class Extractor:
         self._patterns = tuple(self._compile(p) for p in syntax.patterns)
         self._joke = re.compile(_alternation(syntax.joke_markers), re.IGNORECASE)
         self._no_elimination = tuple(normalise(w) for w in syntax.no_elimination if normalise(w))
-        self._placeholders = placeholders(syntax.language)
+        self._placeholders = placeholders(syntax.language) | (
+            placeholders(game.board.language) if game.board.language in PACKS else frozenset())
         self._placeholder_words = max(len(p.split(" ")) for p in self._placeholders)
 
     def _compile(self, pattern: str) -> re.Pattern[str]:

@@ -90,6 +90,17 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
 COMMON_PLACEHOLDERS = frozenset({"x", "xx", "xxx"})
 
 
+def with_words_of(syntax: VoteSyntax, other: VoteSyntax) -> VoteSyntax:
+    """`syntax` also taking `other`'s vote, revoke, tag, no-elimination and joke words (the
+    board's language beside the preset's); its own language and choices stay."""
+    def both(name: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(getattr(syntax, name) + getattr(other, name)))
+
+    return replace(syntax, vote_words=both("vote_words"), unvote_words=both("unvote_words"),
+                   tags=both("tags"), no_elimination=both("no_elimination"),
+                   joke_markers=both("joke_markers"))
+
+
 def placeholders(language: str | None) -> frozenset[str]:
     """The format placeholders of a language pack (English when the syntax names none)."""
     return COMMON_PLACEHOLDERS | PLACEHOLDERS.get(language or "en", PLACEHOLDERS["en"])

@@ -47,7 +47,7 @@ def game(preset: str = "kira", *, players: Sequence[str | Player] = PLAYERS,
          **extra: Any) -> Game:
     roster = tuple(p if isinstance(p, Player) else Player(p) for p in players)
     return Game(path=path, title="Kira test", preset=preset, timezone=extra.pop("timezone", "UTC"),
-                thread_url=URL, board=Board(), players=roster,
+                thread_url=URL, board=extra.pop("board", Board()), players=roster,
                 days=(Day(1, START, DEADLINE),), events=tuple(events), staff=tuple(staff),
                 options=dict(options or {}), **extra)
 

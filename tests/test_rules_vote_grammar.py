@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pytest
 from rulekit import counts, game, judge_text, verdict
 
-from tally.game import VoteSyntax
+from tally.game import Board, VoteSyntax
 from tally.model import Tally
 from tally.render.gmreport import render_gm
 
@@ -315,3 +315,27 @@ def test_the_gm_report_lists_the_grammar_defaults(preset: str, players: tuple[st
 def test_the_game_files_language_picks_the_examples() -> None:
     t = judge_text(fr_game(), [])
     assert any("'vote: Luc ou Zoé'" in n for n in t.notes)
+
+
+# ---------------------------------------------------------------------------------------------
+# A board whose language is not the preset's
+
+
+def test_a_board_in_another_language_reads_its_vote_words_too() -> None:
+    """majority (English words) on a Chinese board ([thread] language = "zh"): "投票 李四" and
+    "取消投票" count as well as "vote: X"; before, no vote at all was read (exit 0)."""
+    g = game("majority", players=("张三", "李四", "王五", "赵六", "Eve"), board=Board(language="zh"))
+    t = judge_text(g, [("张三", "03:10:00", "投票 李四"), ("王五", "03:20:00", "vote: 李四"),
+                       ("赵六", "03:30:00", "投票 张三"), ("赵六", "03:40:00", "取消投票"),
+                       ("Eve", "03:50:00", "我觉得投票李四不对")])
+    assert counts(t) == [("李四", 2, ("张三", "王五"))]
+    assert verdict(t, 4).reason.startswith("withdraws the vote for 张三")
+    assert verdict(t, 5).verdict == "not_a_vote"
+
+
+def test_a_board_in_the_presets_language_or_a_stated_vote_language_reads_only_that() -> None:
+    """`votes.language` decides alone when the game file states it."""
+    g = game("majority", players=("张三", "李四", "王五"), board=Board(language="zh"),
+             votes=VoteSyntax(language="en"))
+    t = judge_text(g, [("张三", "03:10:00", "投票 李四"), ("王五", "03:20:00", "vote: 李四")])
+    assert counts(t) == [("李四", 1, ("王五",))]
