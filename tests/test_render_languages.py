@@ -422,7 +422,8 @@ def test_the_gm_report_in_russian(tmp_path: Path) -> None:
 def test_the_readme_shows_the_posts_tally_prints(tmp_path: Path) -> None:
     readme = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
     section = readme.split("## The count in the forum's language", 1)[1].split("\n## ", 1)[0]
-    shown = re.findall(r"```\n(.*?)\n```", section, re.S)
+    shown = [re.sub(r"^\$ tally [^\n]*\n", "", block)  # the command line above the output
+             for block in re.findall(r"```\n(.*?)\n```", section, re.S)]
     mafia = game_file(tmp_path, MAFIA, ('preset = "majority"', 'preset = "mafia-ru"'),
                       ("patterns = ['(?m)^[ \\t]*(?P<target>\\w+(?:[ \\t]\\w+)?)[ \\t]*$']\n", ""),
                       ('void_edited = true                  # "Правленые посты не засчитываются"\n',
