@@ -234,7 +234,10 @@ def _read_quote(element: HtmlElement) -> Quote:
     text = block_text(element, _is_toggle)
     head, _, rest = text.partition("\n")
     found = _QUOTE_HEAD.match(head)
-    return Quote(text=rest, author=found.group(2)) if found and full_date(head) else Quote(text=text)
+    # The header's own date in one match (the stock form); any other wording is searched for.
+    if found and (dates.stock_date(found.group(1)) or full_date(head)):
+        return Quote(text=rest, author=found.group(2))
+    return Quote(text=text)
 
 
 def read_body(message: HtmlElement) -> Body:
@@ -441,10 +444,20 @@ class Markup:
     def find_parts(self, div: HtmlElement, wanted: str | None = None) -> dict[str, HtmlElement]:
         """One walk of a message for every part: a search per part costs more than parsing.
         The walk is in Python (XPath builds a string per @class it tests) and ends once the
-        `wanted` part, when one is named, or every part is found."""
+        `wanted` part, when one is named, or every part is found. It does not enter the
+        message's text (two thirds of a message's elements on real 2026 pages): a part's class
+        inside what a member wrote is not the page's part."""
         parts: dict[str, HtmlElement] = {}
+        text = self._take(div.iterdescendants(etree.Element), parts, wanted)  # as XPath's *
+        if text is not None:
+            self._take(_following(text, div), parts, wanted)
+        return parts
+
+    def _take(self, elements: Iterator[HtmlElement], parts: dict[str, HtmlElement],
+              wanted: str | None) -> HtmlElement | None:
+        """`find_parts`' walk over `elements`, until the text part (returned) or the end."""
         hint, count, roles_of = self.role_hint, self.role_count, self._roles_of
-        for element in div.iterdescendants(etree.Element):  # elements only, as XPath's *
+        for element in elements:
             names = element.get("class")
             if not names or hint not in names:  # no part's class in this list
                 continue
@@ -455,8 +468,10 @@ class Markup:
                 if role not in parts:
                     parts[role] = element
                     if role == wanted or len(parts) == count:  # nothing left to find
-                        return parts
-        return parts
+                        return None
+            if parts.get("text") is element:
+                return element
+        return None
 
     def _roles_in(self, names: str) -> tuple[str, ...]:
         roles = self.roles
@@ -467,6 +482,16 @@ class Markup:
 
     def editor_in(self, edit: HtmlElement) -> HtmlElement | None:
         return next((e for e in edit.iterdescendants() if class_set(e) & self.edit_link), None)
+
+
+def _following(element: HtmlElement, top: HtmlElement) -> Iterator[HtmlElement]:
+    """The elements after `element`'s subtree, in document order, up to the end of `top`."""
+    node = element
+    while node is not top:
+        for sibling in node.itersiblings(etree.Element):
+            yield sibling
+            yield from sibling.iterdescendants(etree.Element)
+        node = node.getparent()
 
 
 def _message_id_2026(element: HtmlElement) -> str:

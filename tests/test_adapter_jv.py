@@ -135,6 +135,23 @@ def test_older_payload_forms_read_the_same(form: str) -> None:
     assert post_summary(changed) == post_summary(kira_page())
 
 
+def test_the_payload_reads_the_same_with_orjson_or_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """orjson only speeds the payload's JSON up (issue 15): without it, json reads the same."""
+    from tally.adapters import jv_payload
+
+    with_orjson = post_summary(kira_page())
+    monkeypatch.setattr(jv_payload, "orjson", None)
+    assert post_summary(kira_page()) == with_orjson
+
+
+def test_a_payload_json_takes_and_orjson_refuses_is_read_as_json_reads_it() -> None:
+    """NaN is no JSON, but json (and JV's own JavaScript) take it: the payload still reads."""
+    raw = json.dumps(payload_json(kira_page()), ensure_ascii=False)
+    raw = raw.replace('"listMessage"', '"score": NaN, "listMessage"', 1).encode("utf-8")
+    changed = with_payload(kira_page(), base64.b64encode(gzip.compress(raw)))
+    assert post_summary(changed) == post_summary(kira_page())
+
+
 def test_unreadable_payload_falls_back_to_the_html_with_a_note() -> None:
     page = ENGINE.parse_page(with_payload(kira_page(), b"H4sI!!not-base64"), ctx())
     assert len(page.posts) == 19  # the HTML, without the deleted message
