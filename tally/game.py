@@ -232,6 +232,11 @@ class _Reader:
                 return number + 1
             if number > start and table is not None and self.lines[number].lstrip().startswith("["):
                 break
+        if table is None:  # an unknown table's header ("[[dayz]]" for "[[days]]")
+            header = re.compile(rf"^\s*\[\[?\s*[\"']?{re.escape(key)}[\"']?\s*[\].]")
+            found = next((n for n, line in enumerate(self.lines) if header.match(line)), None)
+            if found is not None:
+                return found + 1
         return start + 1 if table is not None else "?"
 
     def fail(self, where: str, message: str, key: str, table: str | None = None,
@@ -297,6 +302,20 @@ class _Reader:
         except InputError as exc:
             raise self.fail(where, str(exc), key, table, index) from None
 
+    def no_staff_player(self, staff: tuple[str, ...], players: tuple[Player, ...]) -> None:
+        """Staff never vote (K5): a player listed in `staff` (a copy-paste, a co-moderator
+        who plays) would lose every vote in silence, listed as not voting (qa)."""
+        from tally.names import normalise
+
+        listed = {normalise(name): name for name in staff}
+        for player in players:
+            for account in player.accounts:
+                if normalise(account) in listed:
+                    raise self.fail("staff", f"{listed[normalise(account)]!r} is staff and the "
+                                    f"account of player {player.name}: staff never vote, so "
+                                    "every vote of that player would be left out; keep the "
+                                    "account in one of the two", "staff")
+
     # -- the file ---------------------------------------------------------------------------
     def game(self) -> Game:
         data = self.data
@@ -361,6 +380,7 @@ class _Reader:
         for name in excused:
             if name not in names:
                 raise self.fail("excused", f"{name!r} is not a player", "excused")
+        self.no_staff_player(staff, players)
         return Game(
             path=self.path,
             title=self.opt(data, "title", str, "title", self.path.stem),

@@ -124,3 +124,35 @@ def test_post_links_from_saved_pages_point_at_the_forum(folder: str, host: str,
     assert links and all(link.startswith(host) for link in links), links
     if page_two is not None:  # a vote on page 2 links to page 2, not page 1
         assert page_two in links
+
+
+# Game-file mistakes a GM makes, each one line naming the file and line, exit 3 (README
+# "Exit codes").
+KIRA = FIXTURES / "phpbb" / "kira-en"
+
+
+def kira_file(tmp_path: Path, old: str, new: str) -> Path:
+    text = (KIRA / "game.toml").read_text("utf-8")
+    assert text.count(old) == 1
+    path = tmp_path / "game.toml"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+def test_a_player_listed_as_staff_is_refused_not_left_out_of_the_count(tmp_path: Path):
+    # Before: exit 0, Alice's vote for Bob gone and Alice "not voting".
+    game = kira_file(tmp_path, 'staff = ["Ryuk"]', 'staff = ["Ryuk", "alice"]')
+    result = run("count", game, "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
+    assert result.exit_code == 3
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"tally: error: {game}:7: staff: 'alice' is staff and the account of player Alice: "
+        "staff never vote, so every vote of that player would be left out; keep the account in "
+        "one of the two\n")
+
+
+def test_a_misspelt_table_is_named_with_its_line(tmp_path: Path):
+    game = kira_file(tmp_path, "[[days]]", "[[dayz]]")
+    result = run("count", game, "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
+    assert result.exit_code == 3
+    assert result.stderr.startswith(f"tally: error: {game}:54: dayz: unknown key (known: ")
