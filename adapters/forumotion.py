@@ -34,7 +34,7 @@ from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext
 from tally.adapters.html import Aside, block_text, class_set, collapse, parser_input, split_body
 from tally.errors import TruncatedPage
-from tally.model import Body, EditMarker, Page, Post, Quote
+from tally.model import Body, EditMarker, Page, Post, Quote, msg
 
 
 def _classed(tag: str, name: str, unless: str | None = None) -> str:
@@ -419,7 +419,8 @@ class Forumotion(Engine):
             title=_title(root, next(iter(posts.values()))),
             next_url=(self._page_of(topic, number + 1, per_page)
                       if topic and count and number < count else None),
-            notes=(f"theme: {theme or 'unknown (custom templates)'}", *notes),
+            notes=(msg("theme: {theme}", theme=theme) if theme
+                   else msg("theme: unknown (custom templates)"), *notes),
         )
 
 
@@ -571,13 +572,15 @@ class PostReader:
         position = offset
         for post_id, element in _slots(root, self.posts, hidden):
             if element is not None and (title := self.pseudo_post(post_id, element)) is not None:
-                notes.append(f"skipped {title!r} (post 0, no author link, no date): the "
-                             "sponsored block Forumotion shows guests, not a post (§1.8)")
+                notes.append(msg("skipped '{title}' (post 0, no author link, no date): the "
+                                 "sponsored block Forumotion shows guests, not a post (§1.8)",
+                                 title=title))
                 continue
             position += 1
             if element is None:  # a postrow.hidden block with no post behind it
-                notes.append(f"post {post_id} (#{position}) is hidden on the page and has no "
-                             f"text to read: {hidden[post_id]}")
+                notes.append(msg("post {post} (#{position}) is hidden on the page and has no "
+                                 "text to read: {shown}", post=post_id, position=position,
+                                 shown=hidden[post_id]))
                 continue
             posts.append(self.read(post_id, element, position, hidden.get(post_id)))
         return posts, notes
@@ -618,7 +621,7 @@ class PostReader:
                                 element, message)
         notes: tuple[str, ...] = (localised.note,) if localised.note else ()
         if hidden_text is not None:
-            notes += (f"hidden on the page (postrow.hidden): {hidden_text}",)
+            notes += (msg("hidden on the page (postrow.hidden): {shown}", shown=hidden_text),)
         return Post(
             id=post_id,
             position=position,

@@ -60,7 +60,7 @@ from tally.errors import (
     WrongThread,
 )
 from tally.fetch import Fetcher, Response
-from tally.model import Page, Thread
+from tally.model import Page, Thread, msg
 from tally.store import Store, StoredPage
 
 Progress = Callable[[int, int | None], None]
@@ -130,8 +130,8 @@ def read_stored_thread(
         if low is None:
             return read
         # Stale, not missing, pages (a missing one stops the count): the GM report says so.
-        note = (f"the last crawl of this thread did not finish: pages from {low} up may be out "
-                "of date; run without --offline to finish it")
+        note = msg("the last crawl of this thread did not finish: pages from {page} up may be "
+                   "out of date; run without --offline to finish it", page=low)
         return replace(read, thread=replace(read.thread, notes=read.thread.notes + (note,)))
     fetched = _fetch_new_pages(url, key, reader, store, fetcher or Fetcher(), progress,
                                every_page)
@@ -572,8 +572,9 @@ class PageReader:
                 # A bad fetch (login wall, cut download) is kept as evidence; the other
                 # versions of the page still count, and the audit is told.
                 unreadable.setdefault(last.page, exc)
-                notes.append(f"stored page {last.page} fetched {last.fetched_at:%Y-%m-%d %H:%M}"
-                             f" UTC skipped: {exc}")
+                notes.append(msg("stored page {page} fetched {fetched} UTC skipped: {why}",
+                                 page=last.page, fetched=last.fetched_at.strftime("%Y-%m-%d %H:%M"),
+                                 why=str(exc)))
                 continue
             if first.fetched_at != last.fetched_at:  # when these bytes were first seen (C6)
                 pages.append((page, first.fetched_at))

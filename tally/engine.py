@@ -22,7 +22,7 @@ from tally import rules, times
 from tally.errors import InputError
 from tally.extract import Extractor
 from tally.game import Day, Game
-from tally.model import Finding, Post, Tally, Thread
+from tally.model import Finding, Post, Tally, Thread, msg, msg_n
 from tally.rules.preset import Preset
 
 
@@ -75,9 +75,10 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
         tally = replace(tally, findings=tally.findings + zone_flags)
     reading = thread.notes
     if as_of is not None and thread.fetched_at is not None and as_of > thread.fetched_at:
-        reading += (f"asked as of {as_of:%Y-%m-%d %H:%M:%S} UTC, but the pages were fetched "
-                    f"{thread.fetched_at:%Y-%m-%d %H:%M:%S} UTC: counted as of then, what came "
-                    "after is not known",)
+        reading += (msg("asked as of {asked} UTC, but the pages were fetched {fetched} UTC: "
+                        "counted as of then, what came after is not known",
+                        asked=as_of.strftime("%Y-%m-%d %H:%M:%S"),
+                        fetched=thread.fetched_at.strftime("%Y-%m-%d %H:%M:%S")),)
     # Pages skipped as unreadable, archive records left out: the GM must know what was not read.
     return replace(tally, reading=reading) if reading else tally
 
@@ -91,17 +92,22 @@ def zone_contradictions(thread: Thread, game: Game) -> tuple[Finding, ...]:
         ours = times.zone(game.timezone).utcoffset(seen)
         if ours != offset:
             flags.append(Finding(
-                "zone", f"the pages say their times are {times.offset_text(offset)} (fetched "
-                f"{seen:%Y-%m-%d %H:%M} UTC), but the game file's timezone {game.timezone} was "
-                f"{times.offset_text(ours or timedelta())} then: every time is read "
-                f"{_hours(offset - (ours or timedelta()))} off; set timezone to the forum's "
-                f"zone", needs_gm=True))
+                "zone", msg_n("the pages say their times are {stated} (fetched {seen} UTC), but "
+                              "the game file's timezone {zone} was {ours} then: every time is "
+                              "read {n} hour off; set timezone to the forum's zone",
+                              "the pages say their times are {stated} (fetched {seen} UTC), but "
+                              "the game file's timezone {zone} was {ours} then: every time is "
+                              "read {n} hours off; set timezone to the forum's zone",
+                              stated=times.offset_text(offset),
+                              seen=seen.strftime("%Y-%m-%d %H:%M"),
+                              zone=game.timezone, ours=times.offset_text(ours or timedelta()),
+                              n=_hours(offset - (ours or timedelta()))), needs_gm=True))
     return tuple(flags)
 
 
-def _hours(delta: timedelta) -> str:
+def _hours(delta: timedelta) -> int | float:
     hours = abs(delta.total_seconds()) / 3600
-    return f"{hours:g} hour{'s' if hours != 1 else ''}"
+    return int(hours) if hours.is_integer() else hours
 
 
 def require_whole(thread: Thread, day: Day, point: datetime) -> None:

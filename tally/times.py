@@ -15,6 +15,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally.errors import InputError
+from tally.model import msg
 
 UTC = UTC
 
@@ -86,15 +87,13 @@ def _localise(naive: datetime, zone_name: str) -> Localised:
     # A wall time that survives a round trip through UTC exists; in a gap neither fold does.
     exists = first.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == naive
     if exists:
-        note = (
-            f"{naive:%Y-%m-%d %H:%M:%S} happens twice in {zone_name} (DST ends); "
-            f"read as the first, UTC{_fmt_offset(off0)}"
-        )
+        note = msg("{time} happens twice in {zone} (DST ends); read as the first, UTC{offset}",
+                   time=naive.strftime("%Y-%m-%d %H:%M:%S"), zone=zone_name,
+                   offset=_fmt_offset(off0))
         return Localised(first.astimezone(UTC), note)
-    note = (
-        f"{naive:%Y-%m-%d %H:%M:%S} does not exist in {zone_name} (DST gap); "
-        f"read with the offset before the change, UTC{_fmt_offset(off0)}"
-    )
+    note = msg("{time} does not exist in {zone} (DST gap); read with the offset before the "
+               "change, UTC{offset}", time=naive.strftime("%Y-%m-%d %H:%M:%S"), zone=zone_name,
+               offset=_fmt_offset(off0))
     return Localised(first.astimezone(UTC), note)
 
 

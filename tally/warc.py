@@ -36,7 +36,7 @@ from warcio.warcwriter import WARCWriter
 from tally import __version__, adapters, crawl, times
 from tally.adapters.base import Engine, PageContext
 from tally.errors import InputError, TallyError
-from tally.model import Thread
+from tally.model import Thread, msg
 from tally.store import StoredPage
 
 # The HTTP headers an exported record carries: what the store keeps that says what the page was
@@ -479,7 +479,8 @@ def _of_thread(engine: Engine, key: str | None, pages: Sequence[_Page]) -> _Sigh
         when = f"{page.fetched_at:%Y-%m-%d %H:%M} UTC"
         why = page.unusable or ("" if page.status == 200 else f"HTTP {page.status}")
         if why:  # kept on the thread's notes, as crawl keeps its unreadable stored pages
-            found.notes.append(f"WARC record {page.record} ({page.url}, {when}) skipped: {why}")
+            found.notes.append(msg("WARC record {record} ({url}, {when}) skipped: {why}",
+                                   record=page.record, url=page.url, when=when, why=why))
         else:
             found.versions.append(StoredPage(
                 id=page.record, url=page.url, thread_key=key, page=0,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gettext
 import re
 import shutil
+import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -159,6 +160,51 @@ def test_the_scan_finds_english_left_in_a_page() -> None:
         "Vote log (12 posts, 9 counted)", "ru")
     assert sorted(untranslated("Chart\tCount", "fr")) == ["Chart", "Count"]
     assert untranslated("Votos nulos (2) · Registro de votaciones", "es") == []
+    sponsored = ("  - skipped 'Contenido patrocinado' (post 0, no author link, no date): the "
+                 "sponsored block Forumotion shows guests, not a post (§1.8)")
+    assert untranslated(sponsored, "es") == [
+        "skipped '{title}' (post 0, no author link, no date): the sponsored block Forumotion "
+        "shows guests, not a post (§1.8)"]
+    assert english_runs("Чтение: page 1: skipped an advertisement", "ru") == [
+        "skipped an advertisement"]
+    assert english_runs("пропущено «Sign in to reply here» (https://a.example/t/1-b-c-d)",
+                        "ru") == []
+
+
+# ---------------------------------------------------------------------------------------------
+# The GM report and the audit of a game on a Spanish, Russian or Chinese board read in its
+# language, down to what the adapters noted while reading the pages (issue 14): the sponsored
+# block Forumotion shows guests, Invision's ads and sign-in prompt, Discuz's guest blocks.
+
+FIXTURES = ROOT / "fixtures"
+BOARDS = [
+    *[("es", case, "omitido 'Contenido patrocinado' (mensaje 0, sin enlace al autor, sin fecha): "
+       "el bloque patrocinado que Forumotion muestra a los invitados, no un mensaje (§1.8)")
+      for case in sorted((FIXTURES / "forumotion").glob("stock-*-es"))],
+]
+
+
+def english_runs(text: str, lang: str) -> list[str]:
+    """Three or more English words in a row outside quotes and addresses: on a Russian or
+    Chinese report, an English sentence (a name or the forum's words are quoted, or one word)."""
+    if lang not in ("ru", "zh"):
+        return []
+    bare = re.sub(r"«[^»]*»|“[^”]*”|'[^'\n]*'|\S+://\S+", " ", text)
+    return re.findall(r"[A-Za-z][\w-]*(?:[ :,]+[A-Za-z][\w-]*){2,}", bare)
+
+
+@pytest.mark.parametrize("lang,case,note", BOARDS, ids=[case.name for _, case, _ in BOARDS])
+def test_gm_report_and_audit_read_in_the_boards_language(lang: str, case: Path, note: str) -> None:
+    fetched = tomllib.loads((case / "case.toml").read_text(encoding="utf-8"))["fetched_at"]
+    saved = ("--from", case, "--fetched-at", fetched, "--lang", lang)
+    report = run("count", case / "game.toml", "--format", "text", *saved)
+    audit = run("audit", case / "game.toml", *saved)
+    t = i18n.get(lang)
+    for text in (report, audit):
+        assert f"{t._('Reading the thread:')}\n" in text
+        assert f"  - {note}\n" in text
+        assert untranslated(text, lang) == []
+        assert english_runs(text, lang) == []
 
 
 # ---------------------------------------------------------------------------------------------
