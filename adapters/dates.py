@@ -51,6 +51,22 @@ _MONTHS_BY_LANGUAGE = {
            "dezembro", "jan fev mar abr mai jun jul ago set out nov dez"),
     "de": ("januar februar marz april mai juni juli august september oktober november dezember",
            "jan feb mar apr mai jun jul aug sep okt nov dez"),
+    # Boards of these languages stopped with exit 4 on every date (CLDR's names, as babel
+    # gives them; phpBB's nl pack abbreviates March "maart", Polish and Czech packs print the
+    # genitive: "czwartek, 28 lutego 2008, 21:42" on a real phpBB 3 board).
+    "nl": ("januari februari maart april mei juni juli augustus september oktober november "
+           "december", "jan feb mrt apr mei jun jul aug sep okt nov dec"),
+    "pl": ("styczeń luty marzec kwiecień maj czerwiec lipiec sierpień wrzesień październik "
+           "listopad grudzień", "stycznia lutego marca kwietnia maja czerwca lipca sierpnia "
+           "września października listopada grudnia",
+           "sty lut mar kwi maj cze lip sie wrz paź lis gru"),
+    "ro": ("ianuarie februarie martie aprilie mai iunie iulie august septembrie octombrie "
+           "noiembrie decembrie", "ian feb mar apr mai iun iul aug sept oct noi dec"),
+    "tr": ("ocak şubat mart nisan mayıs haziran temmuz ağustos eylül ekim kasım aralık",
+           "oca şub mar nis may haz tem ağu eyl eki kas ara"),
+    "cs": ("leden únor březen duben květen červen červenec srpen září říjen listopad prosinec",
+           "ledna února března dubna května června července srpna září října listopadu "
+           "prosince"),
 }
 _WEEKDAYS_BY_LANGUAGE = {  # Monday first
     "en": ("monday tuesday wednesday thursday friday saturday sunday",
@@ -69,6 +85,14 @@ _WEEKDAYS_BY_LANGUAGE = {  # Monday first
     "pt": ("segunda terca quarta quinta sexta sabado domingo", "seg ter qua qui sex sab dom"),
     "de": ("montag dienstag mittwoch donnerstag freitag samstag sonntag",
            "mo di mi do fr sa so"),
+    "nl": ("maandag dinsdag woensdag donderdag vrijdag zaterdag zondag",
+           "ma di wo do vr za zo"),
+    "pl": ("poniedziałek wtorek środa czwartek piątek sobota niedziela",
+           "pon wt śr czw pt sob niedz", "pn - - - - - nd", "- - - cz - so n"),
+    "ro": ("luni marți miercuri joi vineri sâmbătă duminică", "lun mar mie joi vin sâm dum"),
+    "tr": ("pazartesi salı çarşamba perşembe cuma cumartesi pazar",
+           "pzt sal çar per cum cmt paz"),
+    "cs": ("pondělí úterý středa čtvrtek pátek sobota neděle",),
 }
 # Day words: how many days before the fetch date they name ("Hoy a las 21:58": 0).
 _DAY_WORDS_BY_LANGUAGE = {
@@ -79,7 +103,12 @@ _DAY_WORDS_BY_LANGUAGE = {
     "zh": {"今天": 0, "昨天": 1, "前天": 2},
     "it": {"oggi": 0, "ieri": 1},
     "pt": {"hoje": 0, "ontem": 1},
-    "de": {"heute": 0, "gestern": 1},
+    "de": {"heute": 0, "gestern": 1, "vorgestern": 2},
+    "nl": {"vandaag": 0, "gisteren": 1, "eergisteren": 2},
+    "pl": {"dzisiaj": 0, "dziś": 0, "wczoraj": 1, "przedwczoraj": 2},
+    "ro": {"azi": 0, "astăzi": 0, "ieri": 1, "alaltăieri": 2},
+    "tr": {"bugün": 0, "dün": 1},
+    "cs": {"dnes": 0, "včera": 1, "předevčírem": 2},
 }
 # Words that may stand between the parts of a date and its clock, and carry no meaning:
 # "17 de Enero de 2016", "Hoy a las 21:58", "à 22:25", "в 21:58", "Today at", "el", "um",
@@ -87,19 +116,26 @@ _DAY_WORDS_BY_LANGUAGE = {
 _FILLERS = frozenset((
     "de", "del", "a", "las", "la", "el", "le", "les", "à", "a", "at", "on", "в", "во", "г",
     "года", "um", "alle", "às", "as", "er", "о", "om", "il", "the", "of", "年", "月", "日", "号",
+    "o", "v", "ve", "ora", "saat",  # pl "o 21:42", cs "v 21:42", ro "ora", tr "saat"
 ))
 _JUST_NOW_WORDS = (
     "just now", "now", "less than a minute ago", "a moment ago", "hace un momento",
     "hace menos de un minuto", "ahora", "ahora mismo", "à l'instant", "a l'instant",
     "maintenant", "il y a moins d'une minute", "moins d'une minute", "только что", "刚刚",
-    "adesso", "agora",
+    "adesso", "agora", "vor weniger als einer minute", "minder dan een minuut geleden",
+    "mniej niż minutę temu", "meno di un minuto fa", "há menos de um minuto",
+    "acum mai puțin de un minut", "bir dakikadan az önce", "az önce", "zojuist", "teraz",
 )
 # Relative durations: unit word (folded, any ending) -> timedelta keyword.
 _UNITS = (
-    ("seconds", ("second", "sec", "s", "segundo", "seconde", "секунд", "сек", "秒")),
-    ("minutes", ("minute", "min", "mn", "minuto", "минут", "мин", "分钟", "分鐘", "分")),
-    ("hours", ("hour", "h", "hr", "hora", "heure", "час", "小时", "小時", "個小時", "个小时")),
-    ("days", ("day", "dia", "jour", "j", "день", "дня", "дней", "сутки", "суток", "天")),
+    ("seconds", ("second", "sec", "s", "segundo", "seconde", "секунд", "сек", "秒", "sekund",
+                 "saniye")),
+    ("minutes", ("minute", "min", "mn", "minuto", "минут", "мин", "分钟", "分鐘", "分", "minut",
+                 "minuut", "dakika")),
+    ("hours", ("hour", "h", "hr", "hora", "heure", "час", "小时", "小時", "個小時", "个小时", "stunde",
+               "uur", "godzin", "ore", "ora", "saat")),
+    ("days", ("day", "dia", "jour", "j", "день", "дня", "дней", "сутки", "суток", "天", "tag",
+              "dag", "dni", "dzien", "zile", "gun")),
 )
 
 
@@ -273,8 +309,9 @@ def _shape_tokens(shape: str) -> Shape:
 # "5 分钟前", "半小时前")
 
 _COUNT = r"(?:(?P<n>\d+)\s*|(?P<w>an?|one|un|une|una|uno|одну|один|одна)\s+)?"
-_AGO_BEFORE = re.compile(rf"^(?:hace|il y a|há)\s+{_COUNT}(?P<unit>[^\W\d_]+)$")
-_AGO_AFTER = re.compile(rf"^{_COUNT}(?P<unit>[^\W\d_]+)\s+(?:ago|назад|atrás|fa)$")
+_AGO_BEFORE = re.compile(rf"^(?:hace|il y a|há|ha|vor|acum)\s+{_COUNT}(?P<unit>[^\W\d_]+)$")
+_AGO_AFTER = re.compile(
+    rf"^{_COUNT}(?P<unit>[^\W\d_]+)\s+(?:ago|назад|atrás|fa|geleden|temu|önce|once)$")
 _AGO_ZH = re.compile(r"^(?P<n>\d+)\s*(?P<unit>秒|分钟|分鐘|小时|小時|天)前$")
 _HALF_HOUR = re.compile(r"^(?:半小[时時]前|half an hour ago|hace media hora|il y a une demi-heure"
                         r"|полчаса назад)$")
@@ -365,6 +402,13 @@ class _Span:
         if token.kind == "word" and token.folded in DAY_WORDS:
             return (DAY_WORDS[token.folded], i)
         if token.kind == "word" and token.folded in WEEKDAYS and token.folded not in MONTHS:
+            j = self._skip_fillers(i - 1)
+            if j >= 0 and self.tokens[j].kind != "word":  # "13 Mayıs 2020 Çar, 10:00" (tr)
+                after = _Span(self.tokens, j + 1, self.now, self.options).read()
+                if after is not None and len(after) == 3:
+                    return after
+            if len(WEEKDAYS[token.folded]) != 1:
+                return None  # "ma 18:40": Monday (nl) or Tuesday (es); no guess
             weekday = min(WEEKDAYS[token.folded]) - 1
             back = (self.now.weekday() - weekday) % 7 or 7  # the last such day before today
             return (back, i)
@@ -469,8 +513,13 @@ def _read_at(tokens: list[_Token], clock_index: int | None, end: int, now: datet
     return _minute(at, bool(seconds_shown), shown, year_missing), first
 
 
+# Czech and Slovak boards space their numeric dates: "14. 1. 2007 22:02" (a real phpBB board).
+_SPACED_DMY = re.compile(r"(?<![\d.])(\d{1,2})\. (\d{1,2})\. (\d{4})(?![\d.])")
+
+
 def _normalise(text: str) -> str:
-    return " ".join(text.replace("\u2009", " ").split())
+    text = " ".join(text.replace("\u2009", " ").split())
+    return _SPACED_DMY.sub(r"\1.\2.\3", text) if ". " in text else text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -558,7 +607,7 @@ def _fast_word(found: re.Match[str], now: datetime) -> datetime | None:
         return None
     if word in DAY_WORDS:
         back = DAY_WORDS[word]
-    elif word in WEEKDAYS and word not in MONTHS:
+    elif word in WEEKDAYS and word not in MONTHS and len(WEEKDAYS[word]) == 1:
         back = (now.weekday() - (min(WEEKDAYS[word]) - 1)) % 7 or 7  # the last such day
     else:
         return None
@@ -701,7 +750,8 @@ def find_first(text: str, now: datetime, options: Options = _DEFAULT) -> ShownTi
 
 _AGO_IN_TEXT = re.compile(
     r"less than a minute ago|menos de un minuto|moins d.une minute|"
-    r"(?:hace|il y a)\s+\d+\s*[^\W\d_]+|\d+\s*[^\W\d_]+\s+(?:ago|назад)", re.IGNORECASE)
+    r"(?:hace|il y a|há|vor|acum)\s+\d+\s*[^\W\d_]+"
+    r"|\d+\s*[^\W\d_]+\s+(?:ago|назад|geleden|temu|önce|fa)\b", re.IGNORECASE)
 
 
 def _find_ago(text: str, now: datetime) -> ShownTime | None:

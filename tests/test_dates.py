@@ -268,3 +268,56 @@ def test_the_fast_paths_take_the_stock_forms() -> None:
     for header in ("Mensaje por Zven » Dom 17 Ene 2016, 12:02",
                    "by Alice » Sun Jan 17, 2016 10:40 am"):
         assert dates._fast_last(header, NOW) == _general(dates.find_last, header, NOW) is not None
+
+
+# Boards in further languages (nl, pl, ro, tr, cs) stopped with exit 4 on every date. The first
+# four texts are as real phpBB boards print them (their posts' dates, kept in
+# github:TUVIMEN/forumscraper @54cf74b6 examples/phpbb/10057, 810442, 18253, 2654665); the others
+# follow the boards' language packs (DATE_FORMAT 'D d M Y, H:i' and the packs' day words).
+@pytest.mark.parametrize(("text", "wall"), [
+    ("czwartek, 28 lutego 2008, 21:42", datetime(2008, 2, 28, 21, 42)),  # fungi.pl (pl)
+    ("14. 1. 2007 22:02", datetime(2007, 1, 14, 22, 2)),  # garaz.autorevue.cz (cs)
+    ("05 Avr 2015, 11:01", datetime(2015, 4, 5, 11, 1)),  # forum.anime-ultime.net (fr)
+    ("Tue Jul 02, 2024 3:19 am", datetime(2024, 7, 2, 3, 19)),  # phpbb.com (en)
+    ("wo 13 mei 2020, 10:00", datetime(2020, 5, 13, 10, 0)),
+    ("za 16 mrt 2019 21:05", datetime(2019, 3, 16, 21, 5)),
+    ("Śr 13 maja 2020 10:00", datetime(2020, 5, 13, 10, 0)),
+    ("pt 13 lis 2020 o 10:00", datetime(2020, 11, 13, 10, 0)),
+    ("miercuri, 13 mai 2020, 10:00", datetime(2020, 5, 13, 10, 0)),
+    ("Sâm 16 mar 2019 21:05", datetime(2019, 3, 16, 21, 5)),
+    ("Pzt May 04, 2020 10:00 am", datetime(2020, 5, 4, 10, 0)),
+    ("13 Ekim 2020 Salı 10:00", datetime(2020, 10, 13, 10, 0)),  # a weekday after the date
+    ("13 Ağustos 2020, 10:00", datetime(2020, 8, 13, 10, 0)),
+    ("středa 13. května 2020 10:00", datetime(2020, 5, 13, 10, 0)),
+    ("Gisteren om 10:00", datetime(2026, 6, 2, 10, 0)),
+    ("Wczoraj, 10:00", datetime(2026, 6, 2, 10, 0)),
+    ("Bugün, 10:00", datetime(2026, 6, 3, 10, 0)),
+    ("Dün 10:00", datetime(2026, 6, 2, 10, 0)),
+    ("azi, 10:00", datetime(2026, 6, 3, 10, 0)),
+    ("Vorgestern, 10:00", datetime(2026, 6, 1, 10, 0)),
+    ("5 minuten geleden", NOW - timedelta(minutes=5)),
+    ("vor 5 Minuten", NOW - timedelta(minutes=5)),
+    ("5 minut temu", NOW - timedelta(minutes=5)),
+    ("5 dakika önce", NOW - timedelta(minutes=5)),
+    ("acum 5 minute", NOW - timedelta(minutes=5)),
+    ("há 5 minutos", NOW - timedelta(minutes=5)),  # the accent was lost by folding before
+    ("minder dan een minuut geleden", NOW),
+])
+def test_further_languages(text: str, wall: datetime) -> None:
+    shown = dates.read(text, NOW)
+    assert shown is not None and shown.at == wall, text
+
+
+@pytest.mark.parametrize("text", [
+    "ma 18:40",  # Monday (nl) or Tuesday (es "Ma"): no guess
+    "do 18:40",  # Thursday (nl, de) or Sunday (es "Do")
+    "13 Mayıs 2020 Foo, 10:00",
+    "31 lutego 2008, 21:42",
+])
+def test_an_ambiguous_or_unknown_word_in_further_languages_is_none(text: str) -> None:
+    assert dates.read(text, NOW) is None
+
+
+def test_a_spaced_czech_date_inside_a_header() -> None:
+    shown = dates.find_last("Napsal: Pepa » ne 14. 1. 2007 22:02", NOW)
+    assert shown is not None and shown.at == datetime(2007, 1, 14, 22, 2)
