@@ -93,19 +93,35 @@ _EDIT = re.compile(
     r"(?:edited|editado|[ée]dit[ée])\s+(?P<times>\d+)",
     re.IGNORECASE,
 )
-_EDIT_WORDS = re.compile(r"edited|edici[óo]n|editado|[ée]dit", re.IGNORECASE)
+# The verb of every language pack's EDITED_TIMES_TOTAL (phpBB 3.x packs: ru "Последний раз
+# редактировалось X Пн май 04, 2020 10:00 am, всего редактировалось 1 раз.", de "Zuletzt
+# geändert von X am …, insgesamt 2-mal geändert.", nl "Laatst gewijzigd door X op …, 2 keer
+# totaal gewijzigd.", pl "Ostatnio zmieniony … przez X, łącznie zmieniany 2 razy.", it "Ultima
+# modifica di X il …", pt "Última edição por X em …", ro "Ultima oară modificat … de către X",
+# tr "En son … tarihinde X tarafından … 2 kere düzenlendi.", no "Sist redigert av"). A
+# div.notice without one (prosilver's "Last bumped by X on …") is no edit.
+_EDIT_WORDS = re.compile(
+    r"edited|edici[óo]n|editado|[ée]dit|edição|редактир|редагов|ge[äa]ndert|bearbeitet|"
+    r"gewijzigd|bewerkt|zmienion|zmieniany|edytowan|modific|düzenlen|redigert|redigerad|"
+    r"upraven|upravil|编辑|編輯|編集|промян|промен",
+    re.IGNORECASE)
 
 
 def read_edit(notice: str, editor_link: str | None, fetched_local: datetime,
               zone: str) -> EditMarker | None:
-    """An EditMarker from the notice text; None when the text is no edit notice."""
+    """An EditMarker from the notice text; None when the text is no edit notice.
+
+    Packs put the editor, the date and the count in any order; the count is the last number
+    of every pack's wording, the date is read once the editor's name is taken out (a name may
+    hold digits)."""
     text = collapse(notice)
     found = _EDIT.search(text)
     if found is None:
         if not _EDIT_WORDS.search(text):
             return None
-        times_found = re.search(r"(\d+)\D*$", text)
-        shown = read_shown_time(text, fetched_local)
+        rest = text.replace(editor_link, " ") if editor_link else text
+        times_found = re.search(r"(\d+)\D*$", rest)
+        shown = read_shown_time(rest, fetched_local)
         return EditMarker(text=text, editor=editor_link,
                           edited_at=times.localise(shown, zone).utc if shown else None,
                           times=int(times_found.group(1)) if times_found else None)
@@ -741,6 +757,21 @@ def _after_message(content: HtmlElement) -> Parts:
         element = parent
 
 
+def _before_reason(notice: HtmlElement) -> str:
+    """The notice's text up to the <br> after it: prosilver writes the edit reason after one
+    ("<br><strong>Reason:</strong> <em>…</em>"), and a reason's numbers or dates are no part of
+    the edit count or time (phpBB 2 puts two <br> before its notice)."""
+    if notice.find(".//br") is None:
+        return _text(notice)
+    pieces = [notice.text or ""]
+    for child in notice:
+        if child.tag == "br" and "".join(pieces).strip():
+            break
+        pieces.append(_text(child))
+        pieces.append(child.tail or "")
+    return "".join(pieces)
+
+
 def _edit_span(element: HtmlElement) -> HtmlElement | None:
     """`element` itself when it is an edit notice span, or the notice in its td.row3."""
     tag = element.tag
@@ -1049,7 +1080,7 @@ class _PostReader:
             return None
         link = _profile_link(notice)
         editor = collapse(_text(link)) if link is not None else None
-        return read_edit(_text(notice), editor, self.fetched_local, self.ctx.zone)
+        return read_edit(_before_reason(notice), editor, self.fetched_local, self.ctx.zone)
 
     def _with_signature(self, body: Body, scope: HtmlElement) -> Body:
         if self.flavour == "subsilver":

@@ -137,3 +137,56 @@ def test_each_place_that_names_the_topic_is_enough(kept: str) -> None:
 def test_a_page_that_names_no_topic_has_no_topic_id() -> None:
     data = re.sub(rb"t=5120", b"p=5201", stock(2).data)
     assert parse(stock(2), data).thread_id is None
+
+
+# --- edit notices in the boards' languages ---------------------------------------------------
+# Each pack's EDITED_TIMES_TOTAL wording (plural form), with its own date format and names; the
+# editor is the profile link. Before, every notice but the en/es/fr ones was read as no edit.
+CAROL = '<a href="./memberlist.php?mode=viewprofile&amp;u=5" class="username">Carol</a>'
+NOTICES = {
+    "ru": f"Последний раз редактировалось {CAROL} Чт ноя 19, 2026 6:50 pm, всего редактировалось 3 раз(а).",
+    "de": f"Zuletzt geändert von {CAROL} am Do 19. Nov 2026, 18:50, insgesamt 3-mal geändert.",
+    "nl": f"Laatst gewijzigd door {CAROL} op do 19 nov 2026, 18:50, 3 keer totaal gewijzigd.",
+    "pl": f"Ostatnio zmieniony czw 19 lis 2026, 18:50 przez {CAROL}, łącznie zmieniany 3 razy.",
+    "it": f"Ultima modifica di {CAROL} il gio 19 nov 2026, 18:50, modificato 3 volte in totale.",
+    "pt": f"Última edição por {CAROL} em Qui Nov 19, 2026 6:50 pm, editado 3 vezes no total.",
+    "ro": f"Ultima oară modificat joi 19 noi 2026, 18:50 de către {CAROL}, modificat de 3 ori în total.",
+    "tr": f"En son 19 Kas 2026 Per, 18:50 tarihinde {CAROL} tarafından olmak üzere toplamda 3 kere düzenlendi.",
+    "es": f"Última edición por {CAROL} el Jue 19 Nov 2026, 18:50, editado 3 veces en total.",
+}
+EN_NOTICE = ('Last edited by <a href="./memberlist.php?mode=viewprofile&amp;u=5" '
+             'class="username">Carol</a> on Thu Nov 19, 2026 6:50 pm, edited 1 time in total.')
+
+
+def _with_notice(html: str) -> bytes:
+    data = stock(1).data.decode("utf-8")
+    assert EN_NOTICE in data
+    return data.replace(EN_NOTICE, html).encode("utf-8")
+
+
+def _carol(html: str):
+    return next(p for p in parse(stock(1), _with_notice(html)).posts if p.id == "5205")
+
+
+@pytest.mark.parametrize("language", sorted(NOTICES))
+def test_an_edit_notice_in_the_boards_language_is_an_edit(language: str) -> None:
+    edit = _carol(NOTICES[language]).edit
+    assert edit is not None, language
+    # The board's zone is UTC-03:00: 18:50 there is 21:50 UTC.
+    assert (edit.editor, edit.edited_at.isoformat(), edit.times) == (
+        "Carol", "2026-11-19T21:50:00+00:00", 3)
+
+
+def test_the_edit_reason_after_the_notice_is_no_part_of_its_count_or_time() -> None:
+    edit = _carol(NOTICES["ru"] + "<br><strong>Причина:</strong> <em>голос 7, не 12:00 12 ноя "
+                  "2026</em>").edit
+    assert edit is not None
+    assert (edit.edited_at.isoformat(), edit.times) == ("2026-11-19T21:50:00+00:00", 3)
+
+
+@pytest.mark.parametrize("notice", [
+    f"Last bumped by {CAROL} on Thu Nov 19, 2026 6:50 pm.",
+    f"Последний раз поднималось {CAROL} Чт ноя 19, 2026 6:50 pm.",
+])
+def test_a_bump_notice_is_no_edit(notice: str) -> None:
+    assert _carol(notice).edit is None
