@@ -488,3 +488,48 @@ def test_the_reading_notes_reach_the_audit(tmp_path: Path) -> None:
     assert "post 880104: message hidden by the forum" in reading
     assert "post 880106: part of the message is hidden from this viewer" in reading
     assert "the guest login tip" in reading and "ad between posts (a_p), 6 times" in reading
+
+
+# --- a board serving another thread at the game's own address (issue 16), online -------------
+
+TRIGGER = casefiles.FIXTURES / "discuz" / "trigger-utf8"  # tid 88231
+STOCK_UTF8 = casefiles.FIXTURES / "discuz" / "stock-x34-utf8"  # tid 64127
+
+
+@pytest.mark.parametrize(("address", "served", "charset", "other"), [
+    ("/forum.php?mod=viewthread&tid=88231&extra=page%3D1", STOCK_UTF8 / "page-1.html", "utf-8",
+     "page 1 is from topic 64127"),
+    ("/thread-88231-1-1.html", STOCK_UTF8 / "page-1.html", "utf-8",  # the rewrite form
+     "page 1 is from topic 64127"),
+    ("/forum.php?mod=redirect&goto=findpost&ptid=88231&pid=1100001",  # a floor's permalink
+     STOCK_UTF8 / "page-1.html", "utf-8", "page 1 is from topic 64127"),
+    ("/forum.php?mod=viewthread&tid=88231&extra=page%3D1",  # Discuz! 7.2, GBK, page 2 of 200440
+     casefiles.FIXTURES / "discuz" / "gbk-old" / "page-2.html", "gbk",
+     "page 2 is from topic 200440"),
+])
+def test_a_board_answering_the_game_url_with_another_threads_page(
+        address: str, served: Path, charset: str, other: str, tmp_path: Path, httpserver: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game's own address (whatever its form) serves another thread's page: the page's own
+    fast reply form, floor links and pager say so. Exit 4 naming both threads, online and then
+    offline from the store, as on phpBB; nothing counted."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+    from tally.fetch import Fetcher
+
+    monkeypatch.setitem(Fetcher.__init__.__kwdefaults__, "delay", 0.0)
+    httpserver.expect_request(address.split("?")[0]).respond_with_data(
+        served.read_bytes(), content_type=f"text/html; charset={charset}")
+    game = tmp_path / "game.toml"
+    game.write_text((TRIGGER / "game.toml").read_text(encoding="utf-8").replace(
+        "https://bbs.tuilisha.cn/forum.php?mod=viewthread&tid=88231&extra=page%3D1",
+        httpserver.url_for(address)), encoding="utf-8")
+    store = ["--store", str(tmp_path / "s.sqlite")]
+    for extra, env in (([], {"TALLY_NOW": "2026-11-20T04:00:00Z"}), (["--offline"], None)):
+        result = CliRunner().invoke(app, ["count", str(game), *store, *extra], env=env)
+        assert result.exit_code == 4, result.output
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"{other}, not 88231" in lines[0], \
+            result.stderr
+        assert result.stdout == ""
