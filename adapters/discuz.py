@@ -157,6 +157,9 @@ _LOOKS_LIKE = re.compile(
 _END_OF_DOCUMENT = re.compile(rb"</html\s*>", re.IGNORECASE)
 
 
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
+
+
 def _has(element: HtmlElement, name: str) -> bool:
     return name in class_set(element)
 
@@ -168,6 +171,15 @@ def _classify(element: HtmlElement) -> Aside | None:
         return "drop"  # the edit marker: read on its own (FORUMS.md §4.1)
     if tag == "ignore_js_op":
         return "drop"  # attachment boxes and their tooltips
+    if tag == "font" or tag == "span":
+        # The anti-scraping jammer (防采集, function_discuzcode.php jammer()): random text at
+        # every line break, in a font.jammer the style paints in the page's background colour
+        # or a span display:none. No reader sees it; left in, it glued itself to the vote line
+        # after it ("8 f! W5 a( @0 d* a投票 月下独酌") and the vote was lost.
+        if (tag == "font" and _has(element, "jammer")) or (
+                tag == "span" and _HIDDEN_STYLE.search(element.get("style") or "")):
+            return "drop"
+        return None
     if tag != "div":
         return None
     classes = class_set(element)

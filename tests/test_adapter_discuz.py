@@ -533,3 +533,27 @@ def test_a_board_answering_the_game_url_with_another_threads_page(
         assert len(lines) == 1 and f"{other}, not 88231" in lines[0], \
             result.stderr
         assert result.stdout == ""
+
+
+# --- the anti-scraping jammer (防采集) ----------------------------------------------------------
+# function_discuzcode.php jammer() (codersclub/DiscuzX @c555a4fa): at every line break of a
+# message, either '<font class="jammer">RANDOM</font>' before it or '<span style="display:none">
+# RANDOM</span>' after it; module.css paints .pcb .jammer in the background colour. As a real
+# X2 board prints it (bbs.skykiwi.com, a saved page in public code; see fixtures/discuz/x2-jammer).
+JAMMED = ('<i class="pstatus"> 本帖最后由 桃花 于 2026-11-17 10:30 编辑 </i><font class="jammer">7 @/ '
+          "A5 |, [&nbsp;&nbsp;e/ H' k</font><br />\n<br />\n<span style=\"display:none\">8 f! W5 a( "
+          "@0 d* a</span>投票 月下独酌<br />\n<span style=\"display:none\">7 s. b1 W6 \\+ I. }</span>"
+          '<font class="jammer">0 T0 W- g2 v4 c</font><br />')
+
+
+def test_the_jammers_random_text_is_no_part_of_a_message() -> None:
+    post = _parse(_page(_post_html(message=JAMMED))).posts[0]
+    # Before: "8 f! W5 a( @0 d* a投票 月下独酌": the vote no longer began its line.
+    assert post.body.own == "投票 月下独酌"
+    assert post.edit is not None and post.edit.editor == "桃花"
+
+
+def test_a_players_own_hidden_span_is_no_vote_either() -> None:
+    """Text no reader sees on the page is not the post's voice, as the jammer's."""
+    post = _parse(_page(_post_html(message='投票 桃花<br /><span style="DISPLAY: none">投票 小鱼儿</span>'))).posts[0]
+    assert post.body.own == "投票 桃花"
