@@ -49,7 +49,7 @@ from tally.adapters.html import (
     split_body,
 )
 from tally.errors import ForumError, InputError, TruncatedPage
-from tally.model import Body, EditMarker, Page, Post, Quote
+from tally.model import Body, EditMarker, Page, Post, Quote, msg
 
 # ---------------------------------------------------------------------------------------------
 # Where each version keeps what (FORUMS.md 5.1, 5.2). A post's parts as the stock template
@@ -657,22 +657,25 @@ class _Reader:
         for prompt in self.marks.get("guest", ()):
             text = _snippet(prompt)
             if any(word in text for word in _GUEST_WORDS):
-                notes.append(f"a guest's view: skipped the sign-in prompt ({text!r}): not a post")
+                notes.append(msg("a guest's view: skipped the sign-in prompt ('{text}'): not a "
+                                 "post", text=text))
                 break
         return tuple(note for note in notes if note)
 
     def _post_note(self, element: HtmlElement, post: Post) -> str:
-        where = f"page {self.number}: post {post.id} by {post.author}"
+        where = msg("page {page}: post {post} by {player}", page=self.number, post=post.id,
+                    player=post.author)
         if post.deleted:
-            return (f"{where} is shown hidden, queued or deleted ({self.markup.version} "
-                    f"{'/'.join(sorted(class_set(element) & self.markup.hidden)) or 'moderated'}): "
-                    "kept, its text is not counted")
+            marks = "/".join(sorted(class_set(element) & self.markup.hidden)) or "moderated"
+            return msg("{where} is shown hidden, queued or deleted ({skin} {marks}): kept, its "
+                       "text is not counted", where=where, skin=self.markup.version, marks=marks)
         previous = element.getprevious()
         while previous is not None and previous.tag == "a":  # the post's anchor a#comment-N
             previous = previous.getprevious()
         if (previous is not None and _IGNORED_PLACEHOLDER & class_set(previous)
                 or any(_IGNORED_PLACEHOLDER & class_set(child) for child in element.iterchildren("div"))):
-            return f"{where} is collapsed for the viewer (an ignored user); read from the page"
+            return msg("{where} is collapsed for the viewer (an ignored user); read from the "
+                       "page", where=where)
         return ""
 
     def _between_posts(self, elements: list[HtmlElement]) -> list[str]:
@@ -695,9 +698,12 @@ class _Reader:
                 if not text and not len(block):
                     continue
                 marked = " ".join(f"{e.get('class') or ''} {e.get('id') or ''}" for e in block.iter())
-                kind = "an advertisement" if _AD_CLASSES.search(marked) else "a block"
-                notes.append(f"page {self.number}: skipped {kind} between the posts "
-                             f"(<{block.tag} class={block.get('class') or ''!r}> {text!r}): not a post")
+                tag = f"<{block.tag} class={block.get('class') or ''!r}>"
+                notes.append(msg("page {page}: skipped an advertisement between the posts ({tag} "
+                                 "'{text}'): not a post", page=self.number, tag=tag, text=text)
+                             if _AD_CLASSES.search(marked) else
+                             msg("page {page}: skipped a block between the posts ({tag} '{text}'): "
+                                 "not a post", page=self.number, tag=tag, text=text))
         return notes
 
     # -- One post
@@ -765,7 +771,7 @@ class _Reader:
             machine = (times.from_unix(quote_data.get("timestamp"))
                        if isinstance(quote_data.get("timestamp"), int) else None)
             if machine is None and deleted:
-                note = "no post time shown for this deleted post; the fetch time stands in"
+                note = msg("no post time shown for this deleted post; the fetch time stands in")
                 return self.ctx.fetched_at, "", (note,)
             if machine is None:
                 raise self.fail(post_id, "cannot read the post time ''")
@@ -879,7 +885,7 @@ class _Reader:
         local = times.localise(reading.naive, self.ctx.zone)
         notes = [local.note] if local.note else []
         if not reading.has_time:
-            notes.append(f"the page shows no time of day ({text!r}); 00:00 assumed")
+            notes.append(msg("the page shows no time of day ('{text}'); 00:00 assumed", text=text))
         return local.utc, tuple(notes)
 
     def _reading(self, shown: tuple[str, ...]) -> tuple[str, Shown | None]:
@@ -905,8 +911,9 @@ class _Reader:
 
     def _disagreement(self, machine: datetime, text: str, reading: Shown) -> str:
         shown = reading.naive.strftime("%Y-%m-%d %H:%M" if reading.has_time else "%Y-%m-%d")
-        return (f"time shown {text!r} reads {shown} in {self.ctx.zone}, but the page's machine "
-                f"time is {machine:%Y-%m-%d %H:%M} UTC; the machine time is used")
+        return msg("time shown '{text}' reads {shown} in {zone}, but the page's machine time is "
+                   "{machine} UTC; the machine time is used", text=text, shown=shown,
+                   zone=self.ctx.zone, machine=machine.strftime("%Y-%m-%d %H:%M"))
 
     def edit_date(self, text: str) -> datetime | None:
         reading = read_shown(text, self.now)
