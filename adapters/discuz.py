@@ -32,7 +32,7 @@ from tally.adapters.html import (
     string_of,
 )
 from tally.errors import ForumError, InputError, TruncatedPage
-from tally.model import Body, EditMarker, Page, Post, Quote
+from tally.model import Body, EditMarker, Page, Post, Quote, msg, msg_clauses, msg_n
 
 # ---------------------------------------------------------------------------------------------
 # URLs (FORUMS.md §4.2): forum.php?mod=viewthread&tid=&page=, the rewrite form
@@ -394,12 +394,14 @@ class Discuz(Engine):
         if floor_link is not None and floor_link.find("em[@class]") is not None \
                 and "replystick" in class_set(floor_link.find("em[@class]")):
             # A stickied reply repeats a later floor at the top of the page (FORUMS.md §4.1).
-            page_notes.append(f"post {pid}: stickied copy of a later floor, read where it stands")
+            page_notes.append(msg("post {post}: stickied copy of a later floor, read where it "
+                                  "stands", post=pid))
             return None
         author_link = self._author_link(markup.authi_links)
         if stamp is None and author_link is None:
             # The "post deleted" stub: a floor number and nothing else to read.
-            page_notes.append(f"post {pid}: shown as deleted, with no author or time")
+            page_notes.append(msg("post {post}: shown as deleted, with no author or time",
+                                  post=pid))
             return None
         if stamp is None:
             raise ForumError(f"{self.label}: {ctx.url}: post {pid}: no time (em#authorposton{pid})")
@@ -456,16 +458,18 @@ class Discuz(Engine):
         if machine is not None:
             if shown is not None and not (
                     shown.earliest - _CLOCK_SLACK <= machine <= shown.latest + _CLOCK_SLACK):
-                notes.append(f"shown time {shown_text!r} disagrees with the page's title time "
-                             f"{machine:%Y-%m-%d %H:%M:%S}; the title time is used")
+                notes.append(msg("shown time '{shown}' disagrees with the page's title time "
+                                 "{title}; the title time is used", shown=shown_text,
+                                 title=machine.strftime("%Y-%m-%d %H:%M:%S")))
             wall = machine
         elif shown is not None:
             wall = shown.at
             if shown.relative:
-                vague = "" if shown.precise else "; it gives no exact time"
-                notes.append(f"relative time {shown_text!r} read against the fetch time "
-                             f"{reading.fetched_local:%Y-%m-%d %H:%M:%S} (no title time in the "
-                             f"page){vague}")
+                read = msg("relative time '{shown}' read against the fetch time {fetched} (no "
+                           "title time in the page)", shown=shown_text,
+                           fetched=reading.fetched_local.strftime("%Y-%m-%d %H:%M:%S"))
+                notes.append(read if shown.precise else
+                             msg_clauses(read, msg("it gives no exact time")))
         else:
             raise ForumError(f"{self.label}: {reading.ctx.url}: post "
                              f"{stamp.get('id', '').removeprefix('authorposton')}: "
@@ -493,8 +497,9 @@ class Discuz(Engine):
                 f"{declared} ({', '.join(reading.floors)}); list the board's floor names, "
                 "first = floor 1, in thread.floor_names")
         counted = (reading.number - 1) * reading.per_page + index + 1
-        notes.append(f"floor not shown: position {counted} counted from the page order "
-                     f"(page {reading.number}, {reading.per_page} a page)")
+        notes.append(msg("floor not shown: position {position} counted from the page order "
+                         "(page {page}, {per_page} a page)", position=counted,
+                         page=reading.number, per_page=reading.per_page))
         return counted
 
     def _permalink(self, link: HtmlElement | None, pid: str, reading: _Reading) -> str:
@@ -522,15 +527,17 @@ class Discuz(Engine):
                                  "thread with an account that can see it (the thread's author)")
             # Shielded by the forum (a banned author, a moderator): the floor stays, its text is
             # gone; as for a deleted post, an earlier saved copy may still show it (C6).
-            notes.append(f"hidden by the forum: {locked[0]}")
-            page_notes.append(f"post {markup.pid}: message hidden by the forum ({locked[0]}): "
-                              "no text to count; read as deleted")
+            notes.append(msg("hidden by the forum: {shown}", shown=locked[0]))
+            page_notes.append(msg("post {post}: message hidden by the forum ({shown}): no text "
+                                  "to count; read as deleted", post=markup.pid, shown=locked[0]))
             return Body(own=""), None, True
         for text in markup.blocks(_LOCKED, "locked", within=message):
             if text:  # [hide] content this viewer may not see
-                notes.append(f"part of the message is hidden from this viewer: {text}")
-                page_notes.append(f"post {markup.pid}: part of the message is hidden from this "
-                                  f"viewer ({text}); the rest is read")
+                notes.append(msg("part of the message is hidden from this viewer: {shown}",
+                                 shown=text))
+                page_notes.append(msg("post {post}: part of the message is hidden from this "
+                                      "viewer ({shown}); the rest is read", post=markup.pid,
+                                      shown=text))
         markers = [collapse(string_of(i)) for i in message.iter("i") if _has(i, "pstatus")]
         body = split_body(message, _classify, _read_quote, _aside_text)
         own, written = self._strip_edit_text(body.own)
@@ -638,11 +645,11 @@ def _page_tid(root: HtmlElement, markups: list[_PostMarkup],
 # viewthread_node.htm's ad tags as adshow() prints them, viewthread_node_body.htm's guest tip):
 # named for the audit. Counted in the page's bytes, where the templates print them literally:
 # a walk of every div of the post list cost a seventh of the reading (DESIGN.md "Performance").
-_SKIPPED = ((b'<div class="a_pt"', "ad above a message (a_pt)"),
-            (b'<div class="a_pr"', "ad beside a message (a_pr)"),
-            (b"attach_nopermission attach_tips", "the guest login tip"),
-            (b'<div class="a_pb"', "ad below a message (a_pb)"),
-            (b'<div class="a_p"', "ad between posts (a_p)"))
+_SKIPPED = ((b'<div class="a_pt"', msg("ad above a message (a_pt)")),
+            (b'<div class="a_pr"', msg("ad beside a message (a_pr)")),
+            (b"attach_nopermission attach_tips", msg("the guest login tip")),
+            (b'<div class="a_pb"', msg("ad below a message (a_pb)")),
+            (b'<div class="a_p"', msg("ad between posts (a_p)")))
 
 
 def _skipped_blocks(data: bytes) -> tuple[str, ...]:
@@ -650,5 +657,6 @@ def _skipped_blocks(data: bytes) -> tuple[str, ...]:
     for marker, name in _SKIPPED:
         count = data.count(marker)
         if count:
-            found.append(name if count == 1 else f"{name}, {count} times")
-    return (f"skipped, not posts: {'; '.join(found)}",) if found else ()
+            found.append(name if count == 1 else
+                         msg_n("{block}, {n} time", "{block}, {n} times", block=name, n=count))
+    return (msg("skipped, not posts: {blocks}", blocks=msg_clauses(*found)),) if found else ()

@@ -39,7 +39,7 @@ from tally.adapters.html import (
     split_body,
 )
 from tally.errors import ForumError, TruncatedPage
-from tally.model import Body, EditMarker, Page, Post, Quote
+from tally.model import Body, EditMarker, Page, Post, Quote, msg, msg_clauses, msg_n
 
 # The text under an element, as html.text_of gives it (no comments, no processing
 # instructions), in one libxml2 call: several times faster than joining itertext() on the
@@ -392,8 +392,8 @@ class PhpBB(Engine):
         posts, notes = [], list(_between_posts(elements) if flavour == "prosilver" else ())
         for i, (pid, (element, parts)) in enumerate(elements.items()):
             if "hidden" in parts:  # keeps its place: later posts' positions count it
-                notes.append(f"post {pid}: hidden on this page, not read "
-                             f"({collapse(_text(parts['hidden']))[:160]})")
+                notes.append(msg("post {post}: hidden on this page, not read ({shown})", post=pid,
+                                 shown=collapse(_text(parts['hidden']))[:160]))
                 continue
             try:
                 post = reader.read(pid, element, parts, offset + i + 1)
@@ -840,12 +840,16 @@ def _post_notes(post: Post, parts: Parts) -> tuple[str, ...]:
     placeholder = parts.get("ignore")
     if placeholder is None and not post.deleted:
         return ()
-    said = f" ({collapse(_text(placeholder))[:160]})" if placeholder is not None else ""
+    shown = collapse(_text(placeholder))[:160] if placeholder is not None else None
     if post.deleted:
-        return (f"post {post.id}: deleted on the forum, shown to moderators{said}; read as "
-                "deleted",)
-    return (f"post {post.id}: hidden for this account{said}; read from the copy the page "
-            "still holds",)
+        return (msg("post {post}: deleted on the forum, shown to moderators ({shown}); read as "
+                    "deleted", post=post.id, shown=shown) if shown is not None else
+                msg("post {post}: deleted on the forum, shown to moderators; read as deleted",
+                    post=post.id),)
+    return (msg("post {post}: hidden for this account ({shown}); read from the copy the page "
+                "still holds", post=post.id, shown=shown) if shown is not None else
+            msg("post {post}: hidden for this account; read from the copy the page still holds",
+                post=post.id),)
 
 
 _BETWEEN_SILENT = frozenset(("hr", "br", "script", "noscript", "style"))
@@ -876,8 +880,10 @@ def _between_posts(posts: dict[str, tuple[HtmlElement, Parts]]) -> tuple[str, ..
     if not skipped:
         return ()
     counted = {what: skipped.count(what) for what in skipped}  # in page order, each once
-    said = "; ".join(what if n == 1 else f"{what} ({n} times)" for what, n in counted.items())
-    return (f"skipped between the posts, not posts: {said}",)
+    said = msg_clauses(*(what if n == 1 else msg_n("{block} ({n} time)", "{block} ({n} times)",
+                                                   block=what, n=n)
+                         for what, n in counted.items()))
+    return (msg("skipped between the posts, not posts: {blocks}", blocks=said),)
 
 
 def _title(root: HtmlElement) -> str | None:
@@ -904,8 +910,9 @@ def _footer_notes(data: bytes, encoding: str, ctx: PageContext) -> tuple[str, ..
     stated = _stated_offset(shown)
     if stated is not None and stated != offset:
         hours = offset.total_seconds() / 3600
-        return (f"footer says {shown!r}, but {ctx.zone} was UTC{hours:+g} at fetch time",)
-    return (f"footer says {shown!r}",)
+        return (msg("footer says '{shown}', but {zone} was UTC{offset} at fetch time",
+                    shown=shown, zone=ctx.zone, offset=format(hours, "+g")),)
+    return (msg("footer says '{shown}'", shown=shown),)
 
 
 def _footer_offset(data: bytes, encoding: str) -> timedelta | None:
@@ -1069,9 +1076,10 @@ class _PostReader:
         shown = times.localise(naive, self.ctx.zone).utc
         if abs(shown - utc) <= timedelta(minutes=1):
             return ShownTime(text, utc, ())
-        note = (f"shown time {text!r} reads as {shown:%Y-%m-%d %H:%M} UTC in {self.ctx.zone}, "
-                f"but the page's machine time is {utc:%Y-%m-%d %H:%M:%S} UTC; "
-                "the machine time was used")
+        note = msg("shown time '{text}' reads as {shown} UTC in {zone}, but the page's machine "
+                   "time is {machine} UTC; the machine time was used", text=text,
+                   shown=shown.strftime("%Y-%m-%d %H:%M"), zone=self.ctx.zone,
+                   machine=utc.strftime("%Y-%m-%d %H:%M:%S"))
         return ShownTime(text, utc, (note,))
 
     def _edit(self, scope: HtmlElement) -> EditMarker | None:
