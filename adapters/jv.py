@@ -53,7 +53,7 @@ from tally.adapters.html import (
 )
 from tally.adapters.jv_payload import FORUM_LIST, Payload, read_payload
 from tally.errors import ForumError, InputError, TruncatedPage
-from tally.model import Body, EditMarker, Page, Post, Quote
+from tally.model import Body, EditMarker, Page, Post, Quote, msg
 
 SITE = "https://www.jeuxvideo.com"
 
@@ -345,8 +345,9 @@ def _payload_items(items: list[Any], where: str) -> tuple[list[dict[str, Any]], 
             raise ForumError(f"{where}: a listMessage item is not an object: {item!r:.60}")
         placeholder = not (item.get("publishedAuthorName") and item.get("publishedDate"))
         if item.get("stateMessage") == "msg-deleted" and placeholder:
-            skipped.append(f"message {item.get('id')} skipped: a deleted message's placeholder "
-                           "(msg-deleted), no author or time in the payload")
+            skipped.append(msg("message {post} skipped: a deleted message's placeholder "
+                               "(msg-deleted), no author or time in the payload",
+                               post=str(item.get("id"))))
         elif item.get("id") is None:
             raise ForumError(f"{where}: a listMessage item without an id "
                              f"(by {item.get('publishedAuthorName')!r}): cannot tell which post")
@@ -624,17 +625,21 @@ def _what_block(element: HtmlElement, markup: Markup) -> str | None:
     if any(part in names for part in _CHROME):
         return ""  # nothing to note, but still looked into (`html_messages`)
     if _is_ad(tag, names, element):
-        return "ad slots between the messages skipped (<ins data-ad-position>, ads): not messages"
+        return msg("ad slots between the messages skipped (<ins data-ad-position>, ads): not "
+                   "messages")
     if markup.deleted & set(names.split()):
-        return f"a deleted message's placeholder ({names}) skipped: no message id"
+        return msg("a deleted message's placeholder ({names}) skipped: no message id",
+                   names=names)
     if markup.blacklisted in names:
-        return f"a blacklisted author's placeholder ({names}) skipped: no message id"
+        return msg("a blacklisted author's placeholder ({names}) skipped: no message id",
+                   names=names)
     text = collapse(_STRING(element))
     if any(word in names for word in _LOGIN_WORDS) or "connecte" in text.lower():
-        return "a login prompt between the messages skipped: not a message"
+        return msg("a login prompt between the messages skipped: not a message")
     if not text and not len(element):
         return None
-    return f"a <{tag} class=\"{names}\"> block between the messages skipped: not a message"
+    block = f'<{tag} class="{names}">'
+    return msg("a {block} block between the messages skipped: not a message", block=block)
 
 
 @dataclass(frozen=True, slots=True)
@@ -718,9 +723,10 @@ def read_beside_html(items: list[dict[str, Any]], html: HtmlMessages,
     if shown and set(ids) != set(shown):
         only_payload = [i for i in ids if i not in shown]
         only_html = [i for i in shown if i not in set(ids)]
-        page.append(f"payload and HTML disagree on the posts (payload only: "
-                    f"{', '.join(only_payload) or 'none'}; HTML only: "
-                    f"{', '.join(only_html) or 'none'}); the payload is trusted")
+        page.append(msg("payload and HTML disagree on the posts (payload only: {payload}; HTML "
+                        "only: {html}); the payload is trusted",
+                        payload=", ".join(only_payload) or msg("none"),
+                        html=", ".join(only_html) or msg("none")))
     parts = {i: markup.find_parts(shown[i]) for i in ids if i in shown} if markup else {}
     both = [i for i in ids if "text" in parts.get(i, {})]
     checked = set(both if strict else both[:1] + both[-1:])
@@ -751,15 +757,16 @@ def _disagreements(message: Message, parts: dict[str, HtmlElement], shown_body: 
     notes = []
     time_text = _text(parts.get("date"))
     if time_text and time_text != message.time_text:
-        notes.append(f"the page shows {time_text!r} where the payload says "
-                     f"{message.time_text!r}; the payload is used")
+        notes.append(msg("the page shows '{shown}' where the payload says '{payload}'; the "
+                         "payload is used", shown=time_text, payload=message.time_text))
     author = _text(parts.get("author"))
     if author and author != message.author:
-        notes.append(f"the page shows the author {author!r} where the payload says "
-                     f"{message.author!r}; the payload is used")
+        notes.append(msg("the page shows the author '{shown}' where the payload says "
+                         "'{payload}'; the payload is used", shown=author, payload=message.author))
     if shown_body is not None and shown_body != message.body:
-        notes.append(f"the page shows the text {shown_body.own[:80]!r} where the payload says "
-                     f"{message.body.own[:80]!r}; the payload is used")
+        notes.append(msg("the page shows the text '{shown}' where the payload says '{payload}'; "
+                         "the payload is used", shown=shown_body.own[:80],
+                         payload=message.body.own[:80]))
     return notes
 
 
@@ -986,10 +993,12 @@ class JV(Engine):
             raise ForumError(f"{reading.where}: post {message.id}: cannot read the time "
                              f"{message.time_text!r}")
         if shown.relative:
-            notes.append(f"relative time {message.time_text!r} read against the fetch time "
-                         f"{reading.fetched_local:%Y-%m-%d %H:%M:%S} ({reading.ctx.zone})")
+            notes.append(msg("relative time '{shown}' read against the fetch time {fetched} "
+                             "({zone})", shown=message.time_text, zone=reading.ctx.zone,
+                             fetched=reading.fetched_local.strftime("%Y-%m-%d %H:%M:%S")))
         if shown.dated_only:
-            notes.append(f"time {message.time_text!r} gives no time of day; read as 00:00:00")
+            notes.append(msg("time '{shown}' gives no time of day; read as 00:00:00",
+                             shown=message.time_text))
         return self._localise(shown.at, reading, notes)
 
     @staticmethod
@@ -1008,7 +1017,8 @@ class JV(Engine):
         # The stock notice's date alone, in one match; any other wording is searched for.
         wall = (dates.stock_date(found.group(1)) if found else None) or full_date(message.edit_text)
         if wall is None:
-            notes.append(f"edit notice without a readable date: {message.edit_text!r}")
+            notes.append(msg("edit notice without a readable date: '{notice}'",
+                             notice=message.edit_text))
             return EditMarker(text=message.edit_text, editor=editor)
         return EditMarker(text=message.edit_text, editor=editor,
                           edited_at=self._localise(wall, reading, notes))

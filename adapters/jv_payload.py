@@ -12,11 +12,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from tally.model import msg
+
 _PAYLOAD = re.compile(rb"forumsAppPayload\s*=\s*")
 _PAYLOAD_NAME = b"forumsAppPayload"
 # A forum's page of topics (its payload lists `listTopics`, no `listMessage`: the real forum page
 # of FranckRJ/RespawnIRC tests/fixtures/forum.html.gz), saved or fetched in place of a topic.
-FORUM_LIST = "forumsAppPayload holds a forum's list of topics (listTopics), not a topic's messages"
+FORUM_LIST = msg("forumsAppPayload holds a forum's list of topics (listTopics), not a topic's "
+                 "messages")
 
 
 try:  # orjson reads a page's payload (about 130 KiB of JSON) in 60% of json's time (issue 15)
@@ -101,10 +104,11 @@ def read_payload(data: bytes) -> tuple[Payload | None, str | None]:
         value = _payload_value(data, found.end())
         payload = Payload(value, "json") if isinstance(value, dict) else _decode_payload_string(value)
     except (ValueError, binascii.Error, OSError, EOFError, TypeError) as exc:
-        return None, f"forumsAppPayload unreadable ({exc.__class__.__name__}); HTML used"
+        return None, msg("forumsAppPayload unreadable ({error}); HTML used",
+                         error=exc.__class__.__name__)
     if isinstance(payload.data, dict) and isinstance(payload.data.get("listTopics"), list) \
             and "listMessage" not in payload.data:
         return None, FORUM_LIST
     if not isinstance(payload.data, dict) or not isinstance(payload.data.get("listMessage"), list):
-        return None, "forumsAppPayload holds no listMessage; HTML used"
+        return None, msg("forumsAppPayload holds no listMessage; HTML used")
     return payload, None
