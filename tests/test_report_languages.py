@@ -181,6 +181,11 @@ BOARDS = [
     *[("es", case, "omitido 'Contenido patrocinado' (mensaje 0, sin enlace al autor, sin fecha): "
        "el bloque patrocinado que Forumotion muestra a los invitados, no un mensaje (§1.8)")
       for case in sorted((FIXTURES / "forumotion").glob("stock-*-es"))],
+    ("ru", FIXTURES / "invision" / "ipb3-guest-ru",
+     "гостевой вид: пропущено приглашение войти («Авторизуйтесь для ответа в теме»): это не "
+     "сообщение"),
+    ("zh", FIXTURES / "discuz" / "stock-x34-utf8",
+     "帖子 880106：部分内容对当前访客隐藏（游客，如果您要查看本帖隐藏内容请回复）；其余部分照常读取"),
 ]
 
 
