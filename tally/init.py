@@ -1,7 +1,7 @@
 """`tally init`: a first game file from a thread (DESIGN.md "The game file").
 
 Pure: a `Thread` and the user's options in, TOML text out. Reading the thread (online or from
-saved pages) and writing the file are the command's job (tally.cli). Everything the thread
+saved pages) is tally.drafting's job, writing the file the command's (tally.cli). Everything the thread
 cannot tell (the real zone, the deadline, who is staff besides the opening poster) is proposed
 and marked "# CHECK" so the GM looks at it before the first count; the file loads and counts as
 written all the same.
