@@ -302,20 +302,6 @@ class _Reader:
         except InputError as exc:
             raise self.fail(where, str(exc), key, table, index) from None
 
-    def no_staff_player(self, staff: tuple[str, ...], players: tuple[Player, ...]) -> None:
-        """Staff never vote (K5): a player listed in `staff` (a copy-paste, a co-moderator
-        who plays) would lose every vote in silence, listed as not voting (qa)."""
-        from tally.names import normalise
-
-        listed = {normalise(name): name for name in staff}
-        for player in players:
-            for account in player.accounts:
-                if normalise(account) in listed:
-                    raise self.fail("staff", f"{listed[normalise(account)]!r} is staff and the "
-                                    f"account of player {player.name}: staff never vote, so "
-                                    "every vote of that player would be left out; keep the "
-                                    "account in one of the two", "staff")
-
     # -- the file ---------------------------------------------------------------------------
     def game(self) -> Game:
         data = self.data
@@ -380,7 +366,6 @@ class _Reader:
         for name in excused:
             if name not in names:
                 raise self.fail("excused", f"{name!r} is not a player", "excused")
-        self.no_staff_player(staff, players)
         return Game(
             path=self.path,
             title=self.opt(data, "title", str, "title", self.path.stem),
@@ -513,13 +498,14 @@ class _Reader:
                             f"{', '.join(adapters.engines())})", "engine", "thread")
 
     def key_lines(self, tables: Mapping[str, Iterable[str]]) -> dict[str, int]:
-        """The lines of `preset` and of each key of the tables named ("rules": the options,
+        """The lines of `preset`, `staff` and of each key of the tables named ("rules": the options,
         "posting"), written in the table or as `TABLE.KEY =`: for the checks made once the
         preset or the renderer reads them ("rules.threshold", "posting.format")."""
         found: dict[str, int] = {}
-        preset = self.line_of("preset")
-        if isinstance(preset, int):
-            found["preset"] = preset
+        for top in ("preset", "staff"):
+            line = self.line_of(top)
+            if isinstance(line, int):
+                found[top] = line
         inside: str | None = None
         for number, line in enumerate(self.lines, start=1):
             stripped = line.strip()
