@@ -37,6 +37,8 @@ def read_saved_pages(
 ) -> Thread:
     """A thread from browser-saved pages, one file per page, in any order, duplicates allowed."""
     files = _saved_files(Path(directory))
+    if fetched_at is not None:
+        _not_in_the_future(fetched_at)
     pages: list[tuple[Page, datetime]] = []
     where: dict[int, Path] = {}  # id(page) -> its file, for an error naming the file
     for path in files:
@@ -102,6 +104,15 @@ def _written_before(page: Page, at: datetime, path: Path, stated: bool) -> None:
     raise InputError(f"{path}: post {late.id} ({late.time_text}, {written} UTC) was written "
                      f"after the page was saved, at {at:%Y-%m-%d %H:%M} UTC by {given}: the "
                      "save time is wrong")
+
+
+def _not_in_the_future(fetched_at: datetime) -> None:
+    """A page cannot have been saved after now: "--fetched-at 2061-01-18" for 2016 would count
+    the thread as of 2061, "as of" a time nobody has seen (issue 16's --as-of, by a typo)."""
+    current = times.now()
+    if fetched_at > current + _FETCH_TIME_GRACE:
+        raise InputError(f"--fetched-at {fetched_at:%Y-%m-%d %H:%M} UTC is in the future (now "
+                         f"{current:%Y-%m-%d %H:%M} UTC): the save time is wrong")
 
 
 def _one_topic(pages: list[tuple[Page, datetime]], where: dict[int, Path]) -> None:

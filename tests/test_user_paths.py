@@ -156,3 +156,14 @@ def test_a_misspelt_table_is_named_with_its_line(tmp_path: Path):
     result = run("count", game, "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
     assert result.exit_code == 3
     assert result.stderr.startswith(f"tally: error: {game}:54: dayz: unknown key (known: ")
+
+
+def test_a_fetched_at_in_the_future_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # "2061" for "2016": before, exit 0 and a count "as of 2061-01-18 03:10:00 UTC".
+    monkeypatch.setenv("TALLY_NOW", "2026-11-27T16:00:00Z")
+    result = run("count", KIRA / "game.toml", "--from", KIRA, "--fetched-at", "2061-01-18 03:10")
+    assert result.exit_code == 3
+    assert result.stderr == ("tally: error: --fetched-at 2061-01-18 03:10 UTC is in the future "
+                             "(now 2026-11-27 16:00 UTC): the save time is wrong\n")
+    fine = run("count", KIRA / "game.toml", "--from", KIRA, "--fetched-at", "2026-11-27 16:00")
+    assert fine.exit_code == 0, fine.output
