@@ -171,15 +171,24 @@ IPS4 = Markup(
     machine="datetime",
     hidden=frozenset(("ipsModerated",)),
     per_page=25,  # forums_posts_per_page
+    # Invision Community 5 (5.0.14 forums/front/topics postContainer, postHeader, post):
+    # h3.ipsEntry__username holds the userLink a.ipsUsername and, in the post header, the
+    # group's span.ipsEntry__group, so the name is the link's text, never the heading's;
+    # div.ipsEntry__meta > a.ipsEntry__date > time (or p.ipsPhotoPanel__secondary > a > time)
     author=_queries(f"descendant::*[{_cls('cAuthorPane_author')}][1]//*[@itemprop='name'][1]",
                     f"descendant::*[{_cls('cAuthorPane_author')}][1]",
+                    f"descendant::*[{_cls('ipsEntry__username')}][1]//*[{_cls('ipsUsername')}][1]",
                     "descendant::aside[1]//h3[1]"),
     profile=_queries(f"descendant::*[{_cls('cAuthorPane_author')}][1]//a[1]",
+                     f"descendant::*[{_cls('ipsEntry__username')}][1]//a[{_cls('ipsUsername')}][1]",
                      "descendant::aside[1]//h3[1]//a[1]"),
-    stamp=_queries(f"descendant::div[{_cls('ipsComment_meta')}][1]//time[1]"),
+    stamp=_queries(f"descendant::div[{_cls('ipsComment_meta')}][1]//time[1]",
+                   f"descendant::div[{_cls('ipsEntry__meta')}][1]//time[1]",
+                   f"descendant::*[{_cls('ipsPhotoPanel__secondary')}][1]//time[1]"),
     message=_queries("descendant::*[@data-role='commentContent'][1]"),
     number=(),
-    permalink=_queries("descendant::a[contains(@href, 'comment=')][1]/@href"),
+    permalink=_queries("descendant::a[contains(@href, 'comment=')][1]/@href",
+                       "descendant::a[contains(@href, '#findComment-')][1]/@href"),  # IC5
     edit=_queries("*[@data-excludequote][last()]"),
     signature=_queries("following-sibling::div[@data-role='memberSignature'][1]"),
 )
@@ -195,8 +204,10 @@ _LANDMARKS: tuple[tuple[str, str, str, str], ...] = (
     ("li", "class", "page", "pagination"),  # IPB 3 page links
     ("li", "class", "next", "next"),  # IPB 3 li.next > a
     ("li", "class", "ipsPagination_next", "next"),  # IPS 4, ipsPagination_inactive on the last
+    ("li", "class", "ipsPagination__next", "next"),  # Invision Community 5, ipsPagination__inactive
     ("h1", "class", "ipsType_pagetitle", "title"),  # IPB 3
     ("h1", "class", "ipsType_pageTitle", "title"),  # IPS 4
+    ("h1", "data-ips-hook", "title", "title"),  # Invision Community 5: div.ipsPageHeader__title > h1
     # Which topic the page shows (issue 16): the canonical link, the fast-reply and moderation
     # forms' `t` (IPB 3), the comment form's commentform_{tid}_submitted (IPS 4)
     ("link", "rel", "canonical", "topic"),
@@ -252,8 +263,27 @@ def _posts(doc: HtmlElement) -> tuple[Markup, list[HtmlElement]]:
     return (IPS4, posts) if posts else (IPB3, _IPB3_POSTS(doc))
 
 
+_COMMENT_FEED = etree.XPath("/descendant::div[@data-role='commentFeed'][1]")
+
+
+def _featured_first_post(doc: HtmlElement, posts: list[HtmlElement]) -> HtmlElement | None:
+    """The topic's first post when the page repeats it above the comment feed: Invision
+    Community 5's "first post" topic layout (forum_topic_view_firstpost) prints it in the
+    topic header on every page and starts the feed after it (forums topic.php: offset
+    (page - 1) * per_page + 1). None for any other page: one post outside the feed, ahead of
+    the feed's, is all this takes."""
+    feed = _COMMENT_FEED(doc)
+    if not feed:
+        return None
+    in_feed = set(feed[0].iter("article"))
+    outside = [post for post in posts if post not in in_feed]
+    return posts[0] if outside == posts[:1] else None
+
+
 _PAGES_SHOWN = re.compile(r"(\d+)\s+(?:из|of)\s+(\d+)")
-_ACTIVE_PAGE = etree.XPath(f"li[{_cls('ipsPagination_active')}][1]")
+# IPS 4 li.ipsPagination_active, Invision Community 5 li.ipsPagination__page.ipsPagination__active
+_ACTIVE_PAGE = etree.XPath(f"li[({_cls('ipsPagination_active')}) or ({_cls('ipsPagination__active')})][1]")
+_INACTIVE = frozenset(("ipsPagination_inactive", "ipsPagination__inactive"))
 _NEXT_HREF = etree.XPath("a[1]/@href")
 _TOPIC_IN_SOURCE = re.compile(r"^(\d+)$|^commentform_(\d+)_|[?&]showtopic=(\d+)|/topic/(\d+)(?:-|/|$)")
 _GUEST_WORDS = ("Авторизуйтесь", "войдите", "Войдите", "Log in", "Sign in", "sign in")
@@ -272,7 +302,8 @@ _AD_CLASSES = re.compile(r"\b(?:ipsAd\w*|ipsSpacer\w*|adsbygoogle|advert\w*|spon
                          re.IGNORECASE)
 # IPS 4 shows a user the viewer ignores as a placeholder and keeps the post hidden (ipsHide);
 # IPB 3 puts the placeholder inside the post and hides its post_wrap.
-_IGNORED_PLACEHOLDER = frozenset(("ipsComment_ignored", "post_ignore"))
+# Invision Community 5 prints div.ipsEntry--ignored before the post's anchors.
+_IGNORED_PLACEHOLDER = frozenset(("ipsComment_ignored", "post_ignore", "ipsEntry--ignored"))
 
 # ---------------------------------------------------------------------------------------------
 # URLs (FORUMS.md 5.1/5.2 "Pagination"): the page marker keeps the style of the URL it came in.
@@ -559,6 +590,8 @@ class Invision(Engine):
         if b"</html>" not in data[-4096:].lower():
             raise self._truncated(data, ctx)
         reader = _Reader(self, markup, doc, _landmarks(doc), ctx)
+        if markup is IPS4:
+            posts = reader.featuring(_featured_first_post(doc, posts), posts)
         read = []
         for index, element in enumerate(posts):
             try:
@@ -615,6 +648,17 @@ class _Reader:
         self.shown_pages = next(filter(None, map(_pages_shown, marks.get("pages", ()))), None)
         self.number = (self.shown_pages and self.shown_pages[0]
                        or engine.page_number(ctx.url, self.per_page))
+        self.featured: HtmlElement | None = None  # the first post repeated above the feed
+        self.lead = 0  # posts before this page's feed that the page does not show
+
+    def featuring(self, featured: HtmlElement | None, posts: list[HtmlElement]) -> list[HtmlElement]:
+        """The posts to read when the topic's first post heads every page (IC5): read on page
+        1, where it is post 1; on later pages left out (noted), the feed counted after it."""
+        self.featured = featured
+        if featured is None or self.number == 1:
+            return posts
+        self.lead = 1
+        return posts[1:]
 
     # -- Page-level parts
 
@@ -626,7 +670,7 @@ class _Reader:
 
     def next_url(self) -> str | None:
         for item in self.marks.get("next", ()):
-            if item.tag == "li" and "ipsPagination_inactive" not in class_set(item):
+            if item.tag == "li" and not _INACTIVE & class_set(item):
                 href = _NEXT_HREF(item)
                 if href:
                     return self.absolute(href[0])
@@ -653,7 +697,12 @@ class _Reader:
     def notes(self, elements: list[HtmlElement], posts: list[Post]) -> tuple[str, ...]:
         """What the page shows that is not a post, or a post not as its author wrote it."""
         notes = [self._post_note(element, post) for element, post in zip(elements, posts)]
-        notes += self._between_posts(elements)
+        if self.lead and self.featured is not None:
+            notes.append(msg("page {page}: the topic's first post {post} heads the page again "
+                             "(Invision Community 5 'first post' layout): read on page 1",
+                             page=self.number,
+                             post=self.featured.get("id", "").removeprefix(self.markup.id_prefix)))
+        notes += self._between_posts([e for e in elements if e is not self.featured])
         for prompt in self.marks.get("guest", ()):
             text = _snippet(prompt)
             if any(word in text for word in _GUEST_WORDS):
@@ -670,7 +719,8 @@ class _Reader:
             return msg("{where} is shown hidden, queued or deleted ({skin} {marks}): kept, its "
                        "text is not counted", where=where, skin=self.markup.version, marks=marks)
         previous = element.getprevious()
-        while previous is not None and previous.tag == "a":  # the post's anchor a#comment-N
+        while previous is not None and (previous.tag == "a" or (  # the post's anchors:
+                previous.tag == "div" and not len(previous) and not previous.text)):  # IC5 div#comment-N
             previous = previous.getprevious()
         if (previous is not None and _IGNORED_PLACEHOLDER & class_set(previous)
                 or any(_IGNORED_PLACEHOLDER & class_set(child) for child in element.iterchildren("div"))):
@@ -697,7 +747,9 @@ class _Reader:
                 text = _snippet(block)
                 if not text and not len(block):
                     continue
-                marked = " ".join(f"{e.get('class') or ''} {e.get('id') or ''}" for e in block.iter())
+                marked = " ".join(f"{e.get('class') or ''} {e.get('id') or ''} "
+                                  f"{'advert' if e.get('data-ips-ad') is not None else ''}"
+                                  for e in block.iter())  # IC5 div[data-ips-ad=topic_view]
                 tag = f"<{block.tag} class={block.get('class') or ''!r}>"
                 notes.append(msg("page {page}: skipped an advertisement between the posts ({tag} "
                                  "'{text}'): not a post", page=self.number, tag=tag, text=text)
@@ -726,13 +778,12 @@ class _Reader:
             body = Body(own=body.own, bold=body.bold, quotes=body.quotes, spoilers=body.spoilers,
                         code=body.code, signature=block_text(signature))
         quote_data = _QuoteData(element)  # IPS 4's JSON, read only when a part is missing
-        holder = parts.get("author")
-        if holder is None:
-            holder = _first(element, markup.author)
+        stock_author = parts.get("author")
+        holder = stock_author if stock_author is not None else _first(element, markup.author)
         author = _text_of(holder) or str(quote_data.get("username") or "")
         if not author:
             raise self.fail(post_id, "no author name found")
-        profile = next(holder.iterchildren("a"), None) if parts.get("author") is not None else None
+        profile = next(stock_author.iterchildren("a"), None) if stock_author is not None else None
         if profile is None:
             profile = _first(element, markup.profile)
         author_id = (profile_id_of(profile.get("href"), profile.get("hovercard-id"))
@@ -776,7 +827,8 @@ class _Reader:
             if machine is None:
                 raise self.fail(post_id, "cannot read the post time ''")
             return machine, "", ()
-        text = _POSTED_LABEL.sub("", collapse(_text(stamp)))
+        long_form = _TIME_LONG(stamp) if len(stamp) else None  # IC5: the long and short texts
+        text = _POSTED_LABEL.sub("", collapse(_text(long_form[0] if long_form else stamp)))
         machine = iso(stamp.get(self.markup.machine))
         title = collapse(stamp.get("title") or "") if self.markup.machine != "title" else ""
         shown = tuple(t for t in (title, text) if t)
@@ -808,15 +860,16 @@ class _Reader:
         if number is None:
             number = _first(element, self.markup.number)
         found = _POSITION.search(_text(number)) if number is not None else None
-        position = int(found.group(1)) if found else (self.number - 1) * self.per_page + index + 1
+        position = int(found.group(1)) if found else (
+            (self.number - 1) * self.per_page + self.lead + index + 1)
         href = number.get("href") if number is not None else None
         if self.markup.permalink:
             stamp = parts.get("stamp")
             link = stamp.getparent() if stamp is not None else None
             href = link.get("href") if link is not None else None
-            if href is None or f"comment={post_id}" not in href:
+            if not _links_to(href, post_id):
                 href = _first(element, self.markup.permalink)
-            if href is not None and f"comment={post_id}" not in href:
+            if not _links_to(href, post_id):
                 href = None
         anchor = "entry" if self.markup is IPB3 else "comment-"
         return position, self.absolute(href) or f"{self.base_url}#{anchor}{post_id}"
@@ -925,6 +978,9 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "September", "October", "November", "December")
 _POSTED_LABEL = re.compile(r"^(?:Отправлено|Posted)\s*")  # p.posted_info's label (lang posted)
 _POSITION = re.compile(r"#\s*(\d+)")
+# Invision Community 5's <time> holds span.ipsTime__long and span.ipsTime__short ("4 yr"): the
+# display is the long one (DateTime::html)
+_TIME_LONG = etree.XPath(f"span[{_cls('ipsTime__long')}][1]")
 
 
 def _pages_shown(element: HtmlElement) -> tuple[int, int] | None:
@@ -937,6 +993,13 @@ def _pages_shown(element: HtmlElement) -> tuple[int, int] | None:
         return (int(number), int(pages)) if number.isdigit() and pages.isdigit() else None
     found = _PAGES_SHOWN.search(_text_of(element))
     return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def _links_to(href: str | None, post_id: str) -> bool:
+    """Whether a link is the post's own: IPS 4's ?do=findComment&comment=N, Invision Community
+    5's shareable URL …/#findComment-N (Comment::shareableUrl)."""
+    return href is not None and (f"comment={post_id}" in href
+                                 or href.endswith(f"#findComment-{post_id}"))
 
 
 def _snippet(element: HtmlElement) -> str:

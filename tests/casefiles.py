@@ -14,7 +14,7 @@ A case is a folder `fixtures/<engine>/<case>/` holding:
 - the saved pages, as a browser or tally saved them (bytes, any charset);
 - `expected.json`: {"pages": [{"file": …, "number": 1, "count": 3, "posts": [ {…}, … ]}]}
   Each post lists the fields to check; any field left out is not checked:
-      id, position, author, author_id, created_at (UTC ISO, "Z"), time_text, deleted,
+      id, position, author, author_id, created_at (UTC ISO, "Z"), time_text, deleted, permalink,
       edit (null, or {"editor", "edited_at", "times"}), own_contains [..], own_excludes [..],
       bold [..] (exact list), quotes (how many), quote_authors [..], spoilers (how many),
       signature_contains, notes_contain [..]
@@ -86,7 +86,7 @@ def check_post(post: Post, want: dict[str, Any], where: str) -> None:
 
     simple = {"id": post.id, "position": post.position, "author": post.author,
               "author_id": post.author_id, "time_text": post.time_text, "deleted": post.deleted,
-              "created_at": _iso(post.created_at)}
+              "created_at": _iso(post.created_at), "permalink": post.permalink}
     for field, got in simple.items():
         if field in want:
             eq(field, got)

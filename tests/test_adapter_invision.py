@@ -630,3 +630,54 @@ def test_a_display_in_the_hour_clocks_go_back_agrees_with_either_instant(machine
     reader = _reader("Europe/Berlin", machine + timedelta(hours=5))
     assert reader.when("1", machine, ("29 October 2017 - 02:30",)) == (machine, ())
     assert reader.when("1", machine, ("29 October 2017 - 03:45",))[1] != ()  # a real disagreement
+
+
+# ---------------------------------------------------------------------------------------------
+# Invision Community 5 (fixtures/invision/ic5-ru, rendered from the real 5.0.14 templates)
+
+IC5 = casefiles.FIXTURES / "invision" / "ic5-ru"
+_IC5_HEADER_POST = re.compile(rb"<!-- First post of modern view -->.*?</article>", re.DOTALL)
+
+
+def test_ic5_first_post_heading_every_page_is_read_once() -> None:
+    """The "first post" topic layout prints post 70101 above the feed on both pages; it is
+    post 1 of page 1 and is left out of page 2, said so; the feed's positions follow it."""
+    pages = _pages("ic5-ru")
+    ids = [post.id for page in pages for post in page.posts]
+    assert ids == [str(cid) for cid in range(70101, 70109)]
+    assert [post.position for page in pages for post in page.posts] == list(range(1, 9))
+    assert pages[1].notes == (
+        "page 2: the topic's first post 70101 heads the page again (Invision Community 5 "
+        "'first post' layout): read on page 1",
+        "page 2: skipped a block between the posts (<ul class='ipsTopicMeta'> '9 часов спустя'): "
+        "not a post")
+    assert pages[0].notes == ("page 1: skipped an advertisement between the posts "
+                              "(<div class=''> 'image: Реклама'): not a post",)
+
+
+def test_ic5_feed_only_pages_read_the_name_and_follow_the_pagination() -> None:
+    """Without the header post (the board's other topic layout) every post is in the feed: the
+    name is the userLink's text, not the heading's "Name Group", and page 1 links page 2 by
+    ipsPagination__next (li.ipsPagination__active says which page this is)."""
+    loaded = casefiles.load_case(IC5)
+    first, second = (ENGINE.parse_page(_IC5_HEADER_POST.sub(b"", page.data, count=1), page.ctx)
+                     for page in loaded.pages)
+    assert [(p.id, p.author, p.author_id) for p in first.posts[:2]] == [
+        ("70102", "Воланд", "14"), ("70103", "Маргарита", "22")]
+    assert (first.number, first.count, first.next_url) == (
+        1, 2, "https://mafia-klub.example.ru/topic/412-den-2-golosovanie/page/2/")
+    assert (second.number, second.count, second.next_url) == (2, 2, None)
+    assert second.title == "День 2. Голосование"
+
+
+def test_ic5_hidden_post_is_kept_and_noted() -> None:
+    """postContainer adds ipsModerated to a hidden post (a moderator's view): kept, deleted."""
+    saved = casefiles.load_case(IC5).pages[1]
+    data = saved.data.replace(b'id="elComment_70107" class="\n\t\tipsEntry js-ipsEntry ',
+                              b'id="elComment_70107" class="\n\t\tipsEntry js-ipsEntry ipsModerated ', 1)
+    assert data != saved.data
+    page = ENGINE.parse_page(data, saved.ctx)
+    assert [(p.id, p.deleted) for p in page.posts] == [
+        ("70106", False), ("70107", True), ("70108", False)]
+    assert ("page 2: post 70107 by Гелла is shown hidden, queued or deleted (IPS 4 ipsModerated): "
+            "kept, its text is not counted") in page.notes
