@@ -730,7 +730,7 @@ class _Reader:
 
     def _between_posts(self, elements: list[HtmlElement]) -> list[str]:
         """Notes on the blocks beside the posts; a post-like block without an id stops here."""
-        notes = []
+        notes: list[str] = []
         posts = set(elements)
         holders = {a for element in elements for a in element.iterancestors()}  # skin wrappers
         for parent in dict.fromkeys(element.getparent() for element in elements):
