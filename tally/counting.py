@@ -141,7 +141,8 @@ def read_warc(game: Game, url: str, path: Path) -> Thread:
 
 def read_online(game: Game, url: str, offline: bool, store_path: Path | None) -> Thread:
     """One thread from the forum, through the game's snapshot store (or from it, --offline)."""
-    return read_stored(game, url, offline, open_store(game, store_path)).thread
+    with open_store(game, store_path) as store:
+        return read_stored(game, url, offline, store).thread
 
 
 def store_path_of(game_path: Path, store_path: Path | None) -> Path:
@@ -218,8 +219,9 @@ def read_and_count(game_path: Path, day: int | None, source: Path | None,
         tally = engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post,
                              others=others)
         return Counted(game, day_number, thread, others, at, up_to_post, tally)
-    return count_stored(game, day_number, open_store(game, store_path), command=command,
-                        offline=offline, at=at, up_to_post=up_to_post)
+    with open_store(game, store_path) as store:  # closed once counted and recorded
+        return count_stored(game, day_number, store, command=command, offline=offline, at=at,
+                            up_to_post=up_to_post)
 
 
 def count_stored(game: Game, day: int, store: Store, *, command: str, offline: bool = False,
