@@ -114,15 +114,20 @@ def read_shown_time(text: str, fetched_local: datetime) -> Shown | None:
 # Quote headers: "X 发表于 2009-8-16 20:40" (X), "原帖由 X 于 2009-8-16 20:40 发表" (6/7).
 
 _DATE_TEXT = r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?"
-_EDIT = re.compile(rf"\[?\s*本帖最后由\s*(\S+?)\s*于\s*({_DATE_TEXT})\s*编辑\s*\]?")
+# Traditional-character packs (BIG5 and TC_UTF8 boards) write "本帖最後由 X 於 2009-4-11 21:41 編輯"
+# and "X 發表於": seen on real boards' saved pages in public code. Before, their edits were missed.
+_EDIT = re.compile(
+    rf"\[?\s*本帖最[后後]由\s*(\S+?)\s*[于於]\s*({_DATE_TEXT})\s*[编編][辑輯]\s*\]?")
 _QUOTE_HEAD = (
-    re.compile(rf"^(\S+)\s+发表于\s+(?:{_DATE_TEXT}|\S+)"),
-    re.compile(rf"^原帖由\s*(\S+?)\s*于\s*{_DATE_TEXT}\s*发表"),
+    re.compile(rf"^(\S+)\s+(?:发表于|發表於)\s+(?:{_DATE_TEXT}|\S+)"),
+    re.compile(rf"^原帖由\s*(\S+?)\s*[于於]\s*{_DATE_TEXT}\s*[发發]表"),
 )
 # The stock floor names (install_data.sql `postnocustom`: one a line, first line = floor 1). A
 # board may set its own list (game file thread.floor_names, PageContext.floor_names): it
 # replaces this one, as the admin setting does; floors past the list show "N#".
 STOCK_FLOOR_NAMES = ("楼主", "沙发", "板凳", "地板")
+# The same stock names as the traditional-character editions print them.
+_TRADITIONAL_FLOOR_NAMES = ("樓主", "沙發", "板凳", "地板")
 _DIGITS = re.compile(r"\d+")
 # attackevasive interstitial titles (source/language/lang_security.php).
 _CC_TITLES = ("页面重载开启", "频繁刷新限制", "代理服务器访问限制")
@@ -135,6 +140,14 @@ _POST_WRAPPERS = (
     etree.XPath("id('postlist')/div[starts-with(@id, 'post_')]"),
     etree.XPath("//div[starts-with(@id, 'post_')]"),  # a theme that wraps the list differently
 )
+# The touch template (template/default/touch/forum/viewthread.htm, what a phone is served and a
+# GM may save): div.plc#pid{pid} > div.display.pi > ul.authi (li.grey: em floor, b > a author;
+# li.grey.rela: the time) and div.message.
+_TOUCH_POSTS = etree.XPath(
+    f"//div[starts-with(@id, 'pid')][{has_class_xpath('plc')}][div[{has_class_xpath('display')}]]")
+_TOUCH_PARTS = etree.XPath(f"./div[{has_class_xpath('display')}]/ul[{has_class_xpath('authi')}]/li"
+                           f" | ./div[{has_class_xpath('display')}]/div[{has_class_xpath('message')}]")
+_TOUCH_ID = re.compile(r"^pid(\d+)$")
 _LEFT_AUTHI_LINKS = etree.XPath("id($favatar)//div[contains(@class, 'authi')]/a")
 _ANY_AUTHI_LINKS = etree.XPath(".//div[contains(@class, 'authi')]/a")
 # The signature row of table#pid{pid} (viewthread_node.htm: td.plc.plm > div.sign).
@@ -171,6 +184,9 @@ def _classify(element: HtmlElement) -> Aside | None:
         return "drop"  # the edit marker: read on its own (FORUMS.md §4.1)
     if tag == "ignore_js_op":
         return "drop"  # attachment boxes and their tooltips
+    if tag == "h2" or (tag == "span" and {"grey", "quote"} <= class_set(element)):
+        # touch: a reply's subject above its message; the "warned" notice (warn_get)
+        return "drop"
     if tag == "font" or tag == "span":
         # The anti-scraping jammer (防采集, function_discuzcode.php jammer()): random text at
         # every line break, in a font.jammer the style paints in the page's background colour
@@ -183,13 +199,14 @@ def _classify(element: HtmlElement) -> Aside | None:
     if tag != "div":
         return None
     classes = class_set(element)
-    if "quote" in classes:
+    if "quote" in classes and "grey" not in classes:
         return "quote"
     if "blockcode" in classes:
         return "code"
     if "showhide" in classes or any("spoiler" in c for c in classes):
         return "spoiler"  # [hide] content shown to those who replied; spoiler plugins
-    if classes & {"locked", "attach_nopermission", "attach_tips", "a_pr", "tip"}:
+    if classes & {"locked", "attach_nopermission", "attach_tips", "a_pr", "tip"} or \
+            {"grey", "quote"} <= classes:  # touch: notices in a message (admin_message_banned)
         return "drop"  # hidden-content notices, the guest login tip, ads (guesttipsinthread)
     return None
 
@@ -233,6 +250,10 @@ def _floor_numbers(names: tuple[str, ...]) -> dict[str, int]:
     return floors
 
 
+# The stock names in either script: a simplified or a traditional edition's default.
+_STOCK_FLOORS = {**_floor_numbers(STOCK_FLOOR_NAMES), **_floor_numbers(_TRADITIONAL_FLOOR_NAMES)}
+
+
 def _post_wrappers(root: HtmlElement) -> list[tuple[HtmlElement, str]]:
     """The post wrappers div#post_{pid}, in page order."""
     return [(div, m.group(1)) for div in _first_found(root, _POST_WRAPPERS)
@@ -254,12 +275,37 @@ class _PostMarkup:
     stamp: HtmlElement | None  # em#authorposton{pid}
     message: HtmlElement | None  # td#postmessage_{pid}
     authi_links: list[HtmlElement]  # the links of div.authi (the left column's first)
+    notice: str | None = None  # touch: a div.grey.quote in place of the message (shielded)
+    sticky: bool = False  # touch: a stickied copy of a later floor (settop.png)
 
     @classmethod
     def of(cls, root: HtmlElement, div: HtmlElement, pid: str) -> _PostMarkup:
         links = _LEFT_AUTHI_LINKS(root, favatar=f"favatar{pid}") or _ANY_AUTHI_LINKS(div)
         return cls(div, pid, _by_id(root, f"postnum{pid}"), _by_id(root, f"authorposton{pid}"),
                    _by_id(root, f"postmessage_{pid}"), links)
+
+    @classmethod
+    def of_touch(cls, div: HtmlElement, pid: str) -> _PostMarkup:
+        floor = stamp = message = None
+        links: list[HtmlElement] = []
+        for part in _TOUCH_PARTS(div):
+            if part.tag == "div":
+                message = part
+            elif "rela" in class_set(part):
+                stamp = part
+            elif floor is None:
+                floor = part.find("em")
+                links = [a for b in part.iter("b") for a in b.iter("a")]
+        sticky = floor is not None and any(
+            "settop" in (img.get("src") or "") for img in floor.iter("img"))
+        notice = None
+        if message is not None:
+            blocks = [e for e in message if e.tag == "div"]
+            shield = next((e for e in blocks if {"grey", "quote"} <= class_set(e)), None)
+            if shield is not None and len(blocks) == 1 and not collapse(
+                    "".join(message.itertext()).replace(string_of(shield), "")):
+                notice, message = collapse(string_of(shield)), None
+        return cls(div, pid, floor, stamp, message, links, notice, sticky)
 
     def blocks(self, path: etree.XPath, name: str, within: HtmlElement | None = None) -> list[str]:
         """The texts of the div.{name} blocks of the post (or of its message)."""
@@ -333,19 +379,22 @@ class Discuz(Engine):
             )
         root = parse_tree_as_browser(data)  # plain elements: no per-node class lookup
         posts_divs = _post_wrappers(root)
-        if not posts_divs:
+        touch = [] if posts_divs else [
+            (div, m.group(1)) for div in _TOUCH_POSTS(root) if (m := _TOUCH_ID.match(div.get("id", "")))]
+        if not posts_divs and not touch:
             raise self.not_a_thread(ctx, self._why_not_a_thread(root, data))
         # helper_page::multi prints the pager as class="pg"; without one (a one-page thread)
         # the page is spared the search of every div (DESIGN.md "Performance").
         pager = next(iter(_first_found(root, _PAGERS)), None) if any(
             mark in data for mark in _PAGER_MARKS) else None
         number = self._current_page(pager, ctx.url)
-        markups = [_PostMarkup.of(root, div, pid) for div, pid in posts_divs]
+        markups = [_PostMarkup.of(root, div, pid) for div, pid in posts_divs] or [
+            _PostMarkup.of_touch(div, pid) for div, pid in touch]
         shown_tid = _page_tid(root, markups, pager)  # the page's own word (issue 16)
         tid = shown_tid or _tid(ctx.url)
         reading = _Reading(ctx, number, ctx.per_page or self.default_per_page, tid,
                            times.local_now(ctx.fetched_at, ctx.zone), urljoin(ctx.url, "."),
-                           _floor_numbers(ctx.floor_names or STOCK_FLOOR_NAMES))
+                           _floor_numbers(ctx.floor_names) if ctx.floor_names else _STOCK_FLOORS)
         posts: list[Post] = []
         notes: list[str] = []
         for index, markup in enumerate(markups):
@@ -391,7 +440,7 @@ class Discuz(Engine):
                    page_notes: list[str]) -> Post | None:
         ctx, pid, floor_link, stamp = reading.ctx, markup.pid, markup.floor_link, markup.stamp
         notes: list[str] = []
-        if floor_link is not None and floor_link.find("em[@class]") is not None \
+        if markup.sticky or floor_link is not None and floor_link.find("em[@class]") is not None \
                 and "replystick" in class_set(floor_link.find("em[@class]")):
             # A stickied reply repeats a later floor at the top of the page (FORUMS.md §4.1).
             page_notes.append(msg("post {post}: stickied copy of a later floor, read where it "
@@ -406,7 +455,7 @@ class Discuz(Engine):
         if stamp is None:
             raise ForumError(f"{self.label}: {ctx.url}: post {pid}: no time (em#authorposton{pid})")
         author, author_id = self._author(markup.div, author_link, pid, ctx)
-        created_at, time_text = self._time(stamp, reading, notes)
+        created_at, time_text = self._time(stamp, pid, reading, notes)
         position = self._position(floor_link, pid, index, reading, notes)
         body, edit, deleted = self._body(markup, reading, notes, page_notes)
         return Post(
@@ -449,9 +498,12 @@ class Discuz(Engine):
                 return name.split()[0], None
         raise ForumError(f"{self.label}: {ctx.url}: post {pid}: no author (div.authi > a.xw1)")
 
-    def _time(self, stamp: HtmlElement, reading: _Reading,
+    def _time(self, stamp: HtmlElement, pid: str, reading: _Reading,
               notes: list[str]) -> tuple[datetime, str]:
-        shown_text = _POSTED_LABEL.sub("", collapse(string_of(stamp)))
+        # The touch template's li.rela holds the "收藏"/"管理" links before the time: its own text.
+        own = (stamp.text or "") + "".join(c.tail or "" for c in stamp) if stamp.tag == "li" \
+            else string_of(stamp)
+        shown_text = _POSTED_LABEL.sub("", collapse(own))
         span = next((s for s in stamp.iter("span") if s.get("title")), None)
         machine = absolute_time(span.get("title", "")) if span is not None else None
         shown = read_shown_time(shown_text, reading.fetched_local)
@@ -471,8 +523,7 @@ class Discuz(Engine):
                 notes.append(read if shown.precise else
                              msg_clauses(read, msg("it gives no exact time")))
         else:
-            raise ForumError(f"{self.label}: {reading.ctx.url}: post "
-                             f"{stamp.get('id', '').removeprefix('authorposton')}: "
+            raise ForumError(f"{self.label}: {reading.ctx.url}: post {pid}: "
                              f"cannot read the time {shown_text!r}")
         local = times.localise(wall, reading.ctx.zone)
         if local.note:
@@ -514,7 +565,7 @@ class Discuz(Engine):
               page_notes: list[str]) -> tuple[Body, EditMarker | None, bool]:
         message = markup.message
         if message is None:
-            locked = markup.blocks(_LOCKED, "locked")
+            locked = [markup.notice] if markup.notice else markup.blocks(_LOCKED, "locked")
             if not locked:
                 raise ForumError(f"{self.label}: {reading.ctx.url}: post {markup.pid}: "
                                  f"no message (td#postmessage_{markup.pid})")
@@ -614,6 +665,7 @@ class Discuz(Engine):
 _FASTPOST = etree.XPath("id('fastpostform')/@action", smart_strings=False)
 _TID_LATER = (
     etree.XPath("//link[@rel='canonical']/@href", smart_strings=False),
+    etree.XPath(f"//div[{has_class_xpath('postlist')}]/h2/a/@href", smart_strings=False),  # touch
     etree.XPath("id('pt')//a/@href", smart_strings=False),
     etree.XPath("//a[contains(@href, 'action=printable')]/@href", smart_strings=False),
 )

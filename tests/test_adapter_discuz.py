@@ -362,7 +362,7 @@ def test_without_the_boards_names_its_floor_name_is_an_error_naming_it() -> None
         ENGINE.parse_page(saved.data, saved.ctx)  # no thread.floor_names: the stock names
     assert str(caught.value) == (
         "Discuz!: https://bbs.sharenet.example/forum.php?mod=viewthread&tid=90417: post 2310461: "
-        "floor name '藤椅' is not one of the stock names (楼主, 沙发, 板凳, 地板); list the "
+        "floor name '藤椅' is not one of the stock names (楼主, 沙发, 板凳, 地板, 樓主, 沙發); list the "
         "board's floor names, first = floor 1, in thread.floor_names")
     assert caught.value.exit_code == 4
 
@@ -557,3 +557,53 @@ def test_a_players_own_hidden_span_is_no_vote_either() -> None:
     """Text no reader sees on the page is not the post's voice, as the jammer's."""
     post = _parse(_page(_post_html(message='投票 桃花<br /><span style="DISPLAY: none">投票 小鱼儿</span>'))).posts[0]
     assert post.body.own == "投票 桃花"
+
+
+# --- the touch template (a phone's view) -----------------------------------------------------
+TOUCH = casefiles.FIXTURES / "discuz" / "touch-x34-utf8"
+
+
+def test_a_touch_page_names_what_it_left_out_and_its_relative_times() -> None:
+    saved = casefiles.load_case(TOUCH).pages[0]
+    page = ENGINE.parse_page(saved.data, saved.ctx)
+    assert page.thread_id == "64130"
+    assert "post 990201: stickied copy of a later floor, read where it stands" in page.notes
+    yesterday = next(p for p in page.posts if p.id == "990103")
+    assert yesterday.notes == ("relative time '昨天 20:12' read against the fetch time "
+                               "2026-11-20 12:00:00 (no title time in the page)",)
+
+
+def test_a_touch_message_hidden_from_this_viewer_stops_the_count() -> None:
+    saved = casefiles.load_case(TOUCH).pages[0]
+    data = saved.data.decode("utf-8").replace("作者被禁止或删除 内容自动屏蔽", "此帖仅作者可见")
+    with pytest.raises(ForumError, match=r"post 990104: its message is hidden from this viewer"):
+        ENGINE.parse_page(data.encode("utf-8"), saved.ctx)
+
+
+def test_a_touch_post_without_its_time_stops_the_count() -> None:
+    saved = casefiles.load_case(TOUCH).pages[0]
+    data = saved.data.decode("utf-8").replace("昨天&nbsp;20:12", "", 1)
+    with pytest.raises(ForumError, match=r"post 990103: cannot read the time ''"):
+        ENGINE.parse_page(data.encode("utf-8"), saved.ctx)
+
+
+# --- traditional-character editions (BIG5, TC_UTF8) -------------------------------------------
+# As real boards print them (saved pages in public code): "本帖最後由 X 於 2020-2-5 14:46 編輯",
+# the bracketed "[ 本帖最後由 skyfeather0 於 2009-4-11 21:41 編輯 ]", "X 發表於 …", 樓主/沙發.
+
+def test_a_traditional_edit_marker_is_an_edit() -> None:
+    message = ('<i class="pstatus"> 本帖最後由 桃花 於 2026-11-17 10:30 編輯 </i><br />\r\n投票 月下'
+               "<br />\r\n[ 本帖最後由 桃花 於 2026-11-17 10:25 編輯 ]")
+    post = _parse(_page(_post_html(message=message, stamp="發表於 2026-11-17 10:20",
+                                   floor="沙發"))).posts[0]
+    assert (post.position, post.body.own) == (2, "投票 月下")
+    assert post.edit is not None and (post.edit.editor, post.edit.edited_at.isoformat()) == (
+        "桃花", "2026-11-17T02:30:00+00:00")
+
+
+def test_a_traditional_quote_names_its_author() -> None:
+    quote = ('<div class="quote"><blockquote><font size="2"><font color="#999999">青蛙王子 發表於 '
+             '2026-11-17 10:00</font></font><br />\r\n投票 桃花</blockquote></div><br />\r\n投票 月下')
+    post = _parse(_page(_post_html(message=quote, floor="樓主"))).posts[0]
+    assert (post.position, post.body.own) == (1, "投票 月下")
+    assert [q.author for q in post.body.quotes] == ["青蛙王子"]
