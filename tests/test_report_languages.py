@@ -333,3 +333,40 @@ def test_html_names_lose_their_bidi_controls() -> None:
         shown = doc.text_content()
         assert "\u202e" not in shown and "Eveevil [b]x[/b]" in shown  # HTML shows brackets as text
         assert not doc.xpath("//b")
+
+
+# ---------------------------------------------------------------------------------------------
+# Chinese text takes full-width punctuation (issue 14): the void-vote cards, the section counts,
+# the chart's legend and the GM's findings get it from the catalogue ("{label}: {said}" is
+# "{label}：{said}" in zh), so a name or a number never sits after an ASCII colon or bracket.
+
+CJK = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
+ASCII_BESIDE_CJK = re.compile(rf"{CJK} ?[:;,()\[\]]|[:;,()\[\]] ?{CJK}")
+
+
+def ascii_beside_chinese(root: lxml.html.HtmlElement) -> list[str]:
+    """Text nodes of the page (the SVG's too) where ASCII punctuation touches a Chinese word."""
+    for skip in root.xpath("//script|//style"):
+        skip.drop_tree()
+    return [s for e in root.iter() for s in (e.text, e.tail) if s and ASCII_BESIDE_CJK.search(s)]
+
+
+def test_the_chinese_page_writes_full_width_punctuation(tmp_path: Path) -> None:
+    for kind, path in pages(tmp_path, "zh").items():
+        root = lxml.html.parse(str(path)).getroot()
+        legend = [li.text_content() for li in root.xpath('//ul[@class="legend"]/li')]
+        assert legend[:3] == ["Moriarty：3", "Lestrade：1", "Sherlock：1"], kind
+        cards = [li.text_content() for li in root.xpath('//ul[@class="void-list"]/li')]
+        assert [c.split(" 无效")[0] for c in cards] == ["Lestrade：投给 Moriarty",
+                                                        "Sherlock：投给 Moriarty"], kind
+        assert root.xpath('string(//section[@id="void"]/h2)') == "无效票（2）"
+        assert ascii_beside_chinese(root) == [], kind
+    gm = lxml.html.parse(str(tmp_path / "gm-zh.html")).getroot()
+    assert gm.findtext(".//title") == ("【仅限法官：请勿公开】第1日票型（最终）：¿Quién es el Espía? "
+                                       "— Día 1")
+    flags = [li.text_content() for li in gm.xpath('//ul[@id="flags"]/li')]
+    assert flags and all(re.match(r"\w+ (需法官处理|秘密)：", f) for f in flags), flags
+    # The check can fail: the card and heading as they were written before.
+    assert ascii_beside_chinese(lxml.html.fromstring(
+        "<ul><li><strong>Lestrade</strong>: 投给 Moriarty</li><h2>无效票 (2)</h2></ul>")) == [
+        ": 投给 Moriarty", "无效票 (2)"]

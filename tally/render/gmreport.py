@@ -25,8 +25,9 @@ def render_gm(tally: Tally, lang: str = "en") -> str:
     needs, secret = t._(" [needs GM]"), t._(" [secret]")
     for f in flags:
         where = t._(" (post {post})", post=f.post_id) if f.post_id else ""
-        lines.append(f"  - {rule_name(f.rule, t)}{needs if f.needs_gm else ''}"
-                     f"{secret if f.secret else ''}: {t.text(f.message)}{where}")
+        label = f"{rule_name(f.rule, t)}{needs if f.needs_gm else ''}{secret if f.secret else ''}"
+        said = t.text(f.message) + where
+        lines.append("  - " + t._("{label}: {said}", label=label, said=said))
     absent = t.names(tally.not_voting) or t._("none")
     lines.append(t._("Not voting: {players}", players=absent))
     if tally.seed:

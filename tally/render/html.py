@@ -40,6 +40,19 @@ def verdict_label(verdict: str, t: Lang) -> str:
 
 
 _SLOT = "\ue000"  # where a reason goes in its sentence, filled after escaping
+_SLOT2 = "\ue002"  # a second one (a name in bold, then what it did)
+
+
+def _counted(heading: str, n: int, t: Lang) -> str:
+    """A heading with how many items follow ("Void votes (2)", Chinese "无效票（2）")."""
+    return escape(t._("{heading} ({n})", heading=heading, n=n))
+
+
+def _labelled(label: str, said: str, t: Lang) -> str:
+    """Markup `label`, then `said` (markup), with the language's colon ("a: b", "a : b",
+    "a：b")."""
+    return escape(t._("{label}: {said}", label=_SLOT, said=_SLOT2)).replace(
+        _SLOT, label).replace(_SLOT2, said)
 
 
 def _text(said: str, t: Lang) -> str:
@@ -157,10 +170,11 @@ def render_html(tally: Tally, timeline: Timeline, *, gm: bool = False,
     footer = t._("Made by tally {version} (preset {preset}). This page loads nothing from the "
                  "network; its links go to the forum.", version=__version__, preset=tally.preset)
     body.append(f"<footer>{escape(footer)}</footer>")
+    tab = t._("{warning}: {title}", warning=warning, title=title) if gm else title
     head = (f'<!DOCTYPE html>\n<html lang="{escape(t.code)}">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             + ('<meta name="robots" content="noindex, nofollow">\n' if gm else "")
-            + f"<title>{escape((warning + ': ') if gm else '')}{escape(title)}</title>\n"
+            + f"<title>{escape(tab)}</title>\n"
             f"<style>{CSS}</style>\n</head>\n")
     return head + "<body>\n<main>\n" + "\n".join(body) + "\n</main>\n</body>\n</html>\n"
 
@@ -294,7 +308,8 @@ def _chart(tally: Tally, timeline: Timeline, steps: Sequence[Step], heading: str
         legend.append(f'<li data-candidate="{escape(name)}"><svg width="30" height="10" '
                       f'aria-hidden="true"><line x1="1" y1="5" x2="29" y2="5" '
                       f'stroke="{look.colour}" stroke-width="3"{dash}/></svg>'
-                      f"{escape(neutral.plain(name))}: {t.number(final.get(name, 0))}</li>")
+                      + escape(t._("{name}: {votes}", name=neutral.plain(name),
+                                   votes=final.get(name, 0))) + "</li>")
     caption = t._("Votes standing after each change ({which}); times are forum time ({zone}). "
                   "The dashed red line is the deadline.", which=which, zone=timeline.zone)
     return (f'<figure>{svg}<figcaption><ul class="legend">{"".join(legend)}</ul>'
@@ -325,7 +340,7 @@ def _card(v: Verdict, tally: Tally, t: Lang, prefix: str) -> str:
     """One vote as a card: who, what, the verdict with its rule and reason, when, and every
     piece of evidence (edit markers, the copy it was judged on)."""
     evidence = "".join(f"<li>{_text(e, t)}</li>" for e in v.evidence)
-    written = (escape(t._(" (written {written})", written=repr(neutral.plain(v.match.written))))
+    written = (t._(" (written '{written}')", written=neutral.plain(v.match.written))
                if v.target and v.match is not None and v.match.written != v.target else "")
     rule = rule_name(v.rule, t) if v.rule else "-"
     why = escape(t._("Rule {rule}: {reason}", rule=rule, reason=_SLOT)).replace(
@@ -334,8 +349,9 @@ def _card(v: Verdict, tally: Tally, t: Lang, prefix: str) -> str:
                        post=v.post_id))
     return (f'<li id="{prefix}-{escape(v.post_id)}" data-post="{escape(v.post_id)}" '
             f'data-verdict="{v.verdict}">'
-            f"<strong>{escape(neutral.plain(v.author))}</strong>: {escape(_did(v, t))}{written} "
-            f"{_verdict_badge(v, t)}<br>"
+            + _labelled(f"<strong>{escape(neutral.plain(v.author))}</strong>",
+                        escape(_did(v, t) + written), t)
+            + f" {_verdict_badge(v, t)}<br>"
             + f"<span>{why}</span>"
             + f'<span class="why">{where} {_post_link(v, t)}</span>'
             + (f'<ul class="evidence">{evidence}</ul>' if evidence else "") + "</li>")
@@ -348,7 +364,7 @@ def _void_section(tally: Tally, t: Lang) -> str:
         none = t._("None.")
         return f'<section id="void"><h2>{escape(heading)}</h2><p>{escape(none)}</p></section>'
     items = "".join(_card(v, tally, t, "void") for v in void)
-    return (f'<section id="void"><h2>{escape(heading)} ({t.number(len(void))})</h2>'
+    return (f'<section id="void"><h2>{_counted(heading, len(void), t)}</h2>'
             f'<ul class="void-list">{items}</ul></section>')
 
 
@@ -362,7 +378,7 @@ def _disputed_section(tally: Tally, t: Lang) -> str:
         return ""
     items = "".join(_card(v, tally, t, "judged") for v in judged)
     heading = t._("Votes judged on the copy fetched by the deadline")
-    return (f'<section id="judged"><h2>{escape(heading)} ({t.number(len(judged))})</h2>'
+    return (f'<section id="judged"><h2>{_counted(heading, len(judged), t)}</h2>'
             f'<ul class="void-list judged-list">{items}</ul></section>')
 
 
@@ -448,8 +464,9 @@ def _findings(heading: str, found: Iterable[Finding], css_id: str, t: Lang) -> s
             f' <span class="badge b-superseded">{escape(secret)}</span>' if f.secret else "")
         where = escape(t._(" (post {post})", post=f.post_id)) if f.post_id else ""
         items.append(f'<li data-rule="{escape(f.rule)}" data-secret="{str(f.secret).lower()}">'
-                     f"<strong>{escape(rule_name(f.rule, t))}</strong>{marks}: "
-                     f'<span class="reason">{_text(f.message, t)}</span>{where}</li>')
+                     + _labelled(f"<strong>{escape(rule_name(f.rule, t))}</strong>{marks}",
+                                 f'<span class="reason">{_text(f.message, t)}</span>{where}', t)
+                     + "</li>")
     body = (f'<ul id="{css_id}">{"".join(items)}</ul>' if items
             else "<p>" + escape(t._("None.")) + "</p>")
-    return f"<h3>{escape(heading)} ({t.number(len(items))})</h3>{body}"
+    return f"<h3>{_counted(heading, len(items), t)}</h3>{body}"
