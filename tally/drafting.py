@@ -34,19 +34,22 @@ def first_game_file(url: str, source: Path | None, zone: str | None, preset: str
     times.zone(zone_name)  # an unknown zone: one line, before any reading
     store = None if source is not None else Store(out.parent / ".tally" / f"{out.stem}.sqlite")
 
-    def read(zone_name: str, offline: bool = False) -> Thread:
+    def read(zone_name: str, offline: bool = False, checked: bool = True) -> Thread:
         if source is not None:
             stated = times.parse_game_time(fetched_at, zone_name).utc if fetched_at else None
             return saved.read_saved_pages(source, engine, zone=zone_name, url=plain_url,
-                                          fetched_at=stated)
+                                          fetched_at=stated, check_saved=checked)
         return crawl.read_thread(plain_url, engine, zone=zone_name, store=store,
                                  fetcher=None if offline else Fetcher(), offline=offline)
 
-    thread = read(zone_name)
+    # Until the pages say their zone, a time read in the engine's default zone may seem later
+    # than the save time ("Aujourd'hui, 20:00" on a UTC+1 board saved at 19:30 UTC): that
+    # check waits for the zone the pages propose (qa).
+    thread = read(zone_name, checked=zone is not None)
     declared = _board_language(source, store, engine, plain_url)
     proposal = first_file.propose_zone(thread, zone, engine.default_zone, engine.name, declared)
     language, language_note = first_file.board_language(declared, thread)
-    if proposal.zone != zone_name:  # the pages' times read again in the zone proposed
+    if proposal.zone != zone_name or zone is None:  # read again in the zone proposed
         thread = read(proposal.zone, offline=True)
     options = first_file.InitOptions(url=plain_url, engine=engine.name, zone=proposal.zone,
                                      zone_given=zone is not None, preset=preset,

@@ -34,8 +34,11 @@ def read_saved_pages(
     language: str | None = None,
     per_page: int | None = None,
     floor_names: tuple[str, ...] = (),
+    check_saved: bool = True,
 ) -> Thread:
-    """A thread from browser-saved pages, one file per page, in any order, duplicates allowed."""
+    """A thread from browser-saved pages, one file per page, in any order, duplicates allowed.
+    `check_saved=False`: a post seemingly written after the save time is let through (`tally
+    init`'s first reading, in a zone not yet known)."""
     files = _saved_files(Path(directory))
     if fetched_at is not None:
         _not_in_the_future(fetched_at)
@@ -56,7 +59,8 @@ def read_saved_pages(
                 page = reader.parse(data, _page_address(engine, url, page, per_page), at)
         except TallyError as exc:
             raise type(exc)(f"{path}: {exc}") from None
-        _written_before(page, at, path, stated=fetched_at is not None)
+        if check_saved:
+            _written_before(page, at, path, stated=fetched_at is not None)
         pages.append((page, at))
         where[id(page)] = path
     assert engine is not None  # there is at least one file, and each one sets or keeps it

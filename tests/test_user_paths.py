@@ -167,3 +167,25 @@ def test_a_fetched_at_in_the_future_is_refused(tmp_path: Path, monkeypatch: pyte
                              "(now 2026-11-27 16:00 UTC): the save time is wrong\n")
     fine = run("count", KIRA / "game.toml", "--from", KIRA, "--fetched-at", "2026-11-27 16:00")
     assert fine.exit_code == 0, fine.output
+
+
+def test_init_on_a_board_whose_relative_times_read_late_in_the_default_zone(tmp_path: Path):
+    # The French phpBB board shows "Aujourd'hui, 20:00" and "Heures au format UTC + 1 heure";
+    # saved at 19:30 UTC. Read first in phpBB's default zone (UTC) the post seemed written
+    # after the save, and init stopped with exit 3 blaming the save time, before the pages'
+    # own UTC+1 could propose Europe/Paris.
+    case = FIXTURES / "phpbb" / "subsilver2-fr"
+    got = init_then_count(tmp_path, case, "http://loups.example.fr/forum/viewtopic.php?f=5&t=314",
+                          "2016-03-16 20:00:00")
+    assert re.search(r'(?m)^timezone = "Europe/Paris" +# CHECK: the pages say their times are '
+                     r"UTC\+01:00", got["file"])
+    assert got["post"].startswith("Décompte des votes, jour 1 (final) : ")
+    # Dorian 8805, Fabien 8808 and Hortense 8810 vote Basile (the file keeps edited votes).
+    assert got["data"]["counts"][0]["player"] == "Basile"
+    assert got["data"]["counts"][0]["voters"] == ["Dorian", "Fabien", "Hortense"]
+    # A save time that is really too early is still refused, in the zone the pages state.
+    result = run("init", "http://loups.example.fr/forum/viewtopic.php?f=5&t=314", "--from", case,
+                 "--fetched-at", "2016-03-16T18:30:00Z", "--out", tmp_path / "early.toml")
+    assert result.exit_code == 3
+    assert "post 8813 (Aujourd’hui, 20:00, 2016-03-16 19:00 UTC) was written after the page was " \
+           "saved, at 2016-03-16 18:30 UTC by --fetched-at" in result.stderr
