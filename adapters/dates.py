@@ -66,7 +66,7 @@ _MONTHS_BY_LANGUAGE = {
            "oca şub mar nis may haz tem ağu eyl eki kas ara"),
     "cs": ("leden únor březen duben květen červen červenec srpen září říjen listopad prosinec",
            "ledna února března dubna května června července srpna září října listopadu "
-           "prosince"),
+           "prosince", "led úno bře dub kvě čvn čvc srp zář říj lis pro"),
 }
 _WEEKDAYS_BY_LANGUAGE = {  # Monday first
     "en": ("monday tuesday wednesday thursday friday saturday sunday",

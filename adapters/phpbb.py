@@ -144,7 +144,8 @@ _CODE_TABLE = etree.XPath(
 _CITE = etree.XPath("./cite | ./div/cite")
 _WROTE = re.compile(
     r"^\s*(?P<author>.+?)\s+(?:wrote|escribi[óo]|a\s+[ée]crit|ha\s+scritto|scrisse|escreveu|"
-    r"schrieb|написал)\b", re.IGNORECASE)
+    r"schrieb|(?:на)?писала?|schreef|napisał|napisal|yazdı|a\s+scris|napsal|написа|写道|寫道)\b",
+    re.IGNORECASE)
 _DROP_CLASSES = frozenset(("attachbox", "inline-attachment", "notice", "post-notice"))
 # subsilver2's bbcode.html writes a caption div, then the block as its next sibling.
 _CAPTIONED: dict[str, Aside] = {

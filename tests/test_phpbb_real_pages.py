@@ -190,3 +190,18 @@ def test_the_edit_reason_after_the_notice_is_no_part_of_its_count_or_time() -> N
 ])
 def test_a_bump_notice_is_no_edit(notice: str) -> None:
     assert _carol(notice).edit is None
+
+
+@pytest.mark.parametrize("cite", [
+    "Carol писал(а):", "Carol schreef:", "Carol napisał(a):", "Carol yazdı:", "Carol a scris:",
+    "Carol napsal:", "Carol 写道:",
+])
+def test_a_30_quote_caption_in_the_boards_language_names_its_author(cite: str) -> None:
+    """3.0/3.1 prosilver print the caption as text ("X wrote:" in the pack's words)."""
+    from lxml import html as lxml_html
+
+    from tally.adapters.phpbb import read_quote
+
+    quote = read_quote(lxml_html.fromstring(
+        f"<blockquote><div><cite>{cite}</cite>vote: Dan</div></blockquote>"))
+    assert (quote.author, quote.text) == ("Carol", "vote: Dan")
