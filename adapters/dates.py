@@ -88,10 +88,11 @@ _WEEKDAYS_BY_LANGUAGE = {  # Monday first
     "nl": ("maandag dinsdag woensdag donderdag vrijdag zaterdag zondag",
            "ma di wo do vr za zo"),
     "pl": ("poniedziałek wtorek środa czwartek piątek sobota niedziela",
-           "pon wt śr czw pt sob niedz", "pn - - - - - nd", "- - - cz - so n"),
+           "pon wt śr czw pt sob niedz", "pn - - - - - nd", "- - - cz - so -",
+           "- wto śro - pią - nie", "- - - - - - ndz"),  # three-letter forms of Forumotion
     "ro": ("luni marți miercuri joi vineri sâmbătă duminică", "lun mar mie joi vin sâm dum"),
     "tr": ("pazartesi salı çarşamba perşembe cuma cumartesi pazar",
-           "pzt sal çar per cum cmt paz"),
+           "pzt sal çar per cum cmt paz", "ptesi - çarş perş - ctesi -"),
     "cs": ("pondělí úterý středa čtvrtek pátek sobota neděle",),
 }
 # Day words: how many days before the fetch date they name ("Hoy a las 21:58": 0).

@@ -302,6 +302,13 @@ def test_the_fast_paths_take_the_stock_forms() -> None:
     ("acum 5 minute", NOW - timedelta(minutes=5)),
     ("há 5 minutos", NOW - timedelta(minutes=5)),  # the accent was lost by folding before
     ("minder dan een minuut geleden", NOW),
+    # Forumotion's Polish and Turkish boards abbreviate the weekday their own way.
+    ("Śro 13 Mar 2019 - 21:05", datetime(2019, 3, 13, 21, 5)),
+    ("Nie 17 Mar 2019 - 21:05", datetime(2019, 3, 17, 21, 5)),
+    ("Ctesi 16 Mart 2019 - 21:05", datetime(2019, 3, 16, 21, 5)),
+    ("Dzisiaj o 21:05", datetime(2026, 6, 3, 21, 5)),
+    ("Ieri la 21:05", datetime(2026, 6, 2, 21, 5)),
+    ("Bugün saat 21:05", datetime(2026, 6, 3, 21, 5)),
 ])
 def test_further_languages(text: str, wall: datetime) -> None:
     shown = dates.read(text, NOW)
