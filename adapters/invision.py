@@ -841,16 +841,20 @@ class _Reader:
         """The machine time as the stock skins print it with a clock: IPB 3's clock_long
         "09 October 2017 - 22:00" (English month names from strftime) and its relative
         "Сегодня, 22:00" / "Вчера, 22:00", IPS 4's titles "09.10.2017 22:00" (Russian) and
-        "10/09/2017 10:00 PM" (US English). A display equal to one of these reads as the
+        "10/09/2017 10:00 PM" or "10/09/2017 10:00  PM" (US English; later 4.x print a
+        two-digit year, "01/08/20 10:09  PM", which the date grammar does not read: the
+        display text then stands in for it). A display equal to one of these reads as the
         machine time's minute, so it agrees and dates.read is spared."""
         local = times.to_local(machine, self.ctx.zone)
         clock = f"{local.hour:02d}:{local.minute:02d}"
-        half = f"{local.hour % 12 or 12:02d}:{local.minute:02d} {'PM' if local.hour >= 12 else 'AM'}"
+        hour12, noon = f"{local.hour % 12 or 12:02d}:{local.minute:02d}", "PM" if local.hour >= 12 else "AM"
         days_ago = self.now.toordinal() - local.toordinal()
         relative = tuple(f"{word}, {clock}" for word in _DAY_WORDS.get(days_ago, ()))
         return (f"{local.day:02d} {_MONTHS[local.month - 1]} {local.year} - {clock}",
                 f"{local.day:02d}.{local.month:02d}.{local.year} {clock}",
-                f"{local.month:02d}/{local.day:02d}/{local.year} {half}", *relative)
+                f"{local.month:02d}/{local.day:02d}/{local.year} {hour12} {noon}",
+                # real 4.2-4.4 boards print two spaces ('03/19/2018 04:22  AM', %X-like)
+                f"{local.month:02d}/{local.day:02d}/{local.year} {hour12}  {noon}", *relative)
 
     def _place(self, element: HtmlElement, parts: dict[str, HtmlElement], post_id: str,
                index: int) -> tuple[int, str]:

@@ -681,3 +681,74 @@ def test_ic5_hidden_post_is_kept_and_noted() -> None:
         ("70106", False), ("70107", True), ("70108", False)]
     assert ("page 2: post 70107 by Гелла is shown hidden, queued or deleted (IPS 4 ipsModerated): "
             "kept, its text is not counted") in page.notes
+
+
+# ---------------------------------------------------------------------------------------------
+# IPS 4.7 (fixtures/invision/ips47-guest-ru: the structure of a real saved 4.7 topic page)
+
+GUEST_IPS47 = casefiles.FIXTURES / "invision" / "ips47-guest-ru"
+
+
+def test_mafia_ru_day_counted_from_the_ips47_guest_pages() -> None:
+    """fixtures/invision/ips47-guest-ru/README.md: Азазелло 4, Бегемот 3; Гелла's second
+    vote void (R2); Берлиоз's 21:05 vote late, so he did not vote (R9); Азазелло leaves (R3).
+    The quote of Воланд's vote and Азазелло's joke vote in a spoiler count for nobody."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    result = CliRunner().invoke(app, ["count", str(GUEST_IPS47 / "game.toml"), "--from",
+                                      str(GUEST_IPS47), "--fetched-at", "2024-03-12T18:30:00Z",
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [(c["player"], c["votes"], c["voters"]) for c in report["counts"]] == [
+        ("Азазелло", 4, ["Маргарита", "Бегемот", "Гелла", "Мастер"]),
+        ("Бегемот", 3, ["Воланд", "Коровьев", "Азазелло"])]
+    assert (report["outcome"]["result"], report["outcome"]["player"], report["outcome"]["rule"]) == (
+        "eliminated", "Азазелло", "R3")
+    flags = {(flag["rule"], flag["message"]) for flag in report["gm"]["flags"]}
+    assert any(rule == "R2" and "81008" in message for rule, message in flags)
+    assert any(rule == "R9" and "Берлиоз" in message and "81010" in message for rule, message in flags)
+    assert report["gm"]["reading"] == [
+        "page 1: skipped an advertisement between the posts (<div class='ipsAdvertisement "
+        "ipsSpacer_both ipsSpacer_half'> 'image: Реклама'): not a post",
+        "a guest's view: skipped the sign-in prompt ('Создайте аккаунт или войдите для "
+        "комментирования'): not a post"]
+
+
+def test_mafia_ru_day_counted_from_the_ic5_guest_pages() -> None:
+    """fixtures/invision/ic5-ru: the GM's first post heads both pages and is read once; Азазелло
+    4, Бегемот 2 (Воланд's second post at 21:05 is after the deadline); Азазелло leaves (R3)."""
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    result = CliRunner().invoke(app, ["count", str(IC5 / "game.toml"), "--from", str(IC5),
+                                      "--fetched-at", "2024-03-12T18:30:00Z", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [(c["player"], c["votes"], c["voters"]) for c in report["counts"]] == [
+        ("Азазелло", 4, ["Маргарита", "Бегемот", "Коровьев", "Гелла"]),
+        ("Бегемот", 2, ["Воланд", "Азазелло"])]
+    assert (report["outcome"]["result"], report["outcome"]["player"]) == ("eliminated", "Азазелло")
+
+
+@pytest.mark.parametrize("case", [GUEST_IPS47, IC5], ids=["ips47", "ic5"])
+def test_a_missing_page_2_is_not_a_count(case: Path) -> None:
+    """Both versions' pages say "2 pages" (ul.ipsPagination[data-pages] and its active item):
+    a folder holding page 1 alone is refused (exit 3, issue 16), not counted without page 2."""
+    import shutil
+    import tempfile
+
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    with tempfile.TemporaryDirectory() as folder:
+        for name in ("game.toml", "page-1.html"):
+            shutil.copy(case / name, folder)
+        result = CliRunner().invoke(app, ["count", f"{folder}/game.toml", "--from", folder,
+                                          "--fetched-at", "2024-03-12T18:30:00Z"])
+    assert result.exit_code == 3, result.output
+    assert "page 2 of 2 missing" in result.output
