@@ -954,3 +954,19 @@ def test_a_message_in_a_second_ad_slot_or_in_the_pager_stops_the_count(wrapper: 
 ])
 def test_real_jvcare_links_decode_to_their_urls(code: str, url: str) -> None:
     assert decode_jvcare(f"JvCare {code} footer__link") == url
+
+
+def test_an_edit_notice_s_class_inside_a_member_s_text_is_not_the_message_s_edit() -> None:
+    """The message's parts are looked for outside what the member wrote (find_parts does not
+    enter the text): a notice inside the text would void the vote (K4) on the strength of
+    markup the member's text carries, not the page's own notice."""
+    data, page_ctx = legacy_guest_page()
+    text = data.decode("utf-8")
+    start = text.index('data-id="780300048"')
+    body = text.index('<p>vote: Light_Yagami16</p>', start)
+    inside = ('<div class="info-edition-msg">Message édité le 26 juillet 2025 à 17:40:00 par '
+              '<span class="JvCare 0A12" target="_blank">L-Lawliet</span></div>')
+    changed = (text[:body] + inside + text[body:]).encode("utf-8")
+    post = next(p for p in ENGINE.parse_page(changed, page_ctx).posts if p.id == "780300048")
+    assert post.edit is None
+    assert post.body.own == "vote: Light_Yagami16"
