@@ -379,6 +379,9 @@ _CITATION = re.compile(
     r"|(?P<name>.+?)(?:,\s+on\s+.+?,|\s+\(.+?\))?\s+(?:сказал|писал|said|wrote)\w*\s*:?)",
     re.DOTALL)
 _SPOILER_CLASSES = frozenset(("spoiler", "bbc_spoiler", "ipsSpoiler"))
+_QUOTE_CLASSES = frozenset(("quotemain", "blockquote"))
+# A quote's caption printed before it, outside it: IPB 2 div.quotetop, IPB 3.0-3.2 p.citation
+_CAPTION_CLASSES = frozenset(("quotetop", "citation"))
 
 
 def _is_edit_line(element: HtmlElement) -> bool:
@@ -398,7 +401,9 @@ def _classify(element: HtmlElement) -> Aside | None:
             return "signature"
         return "drop" if element.get("data-excludequote") is not None else None
     classes = frozenset(value.split())
-    if element.tag == "blockquote" or "quotemain" in classes:
+    # IPB 2 div.quotemain after div.quotetop; IPB 3.0-3.2 div.blockquote > div.quote after its
+    # caption p.citation ("X, on 18 July 2011 - 07:07, said:"); IPB 3.3+ and IPS 4 blockquote
+    if element.tag == "blockquote" or classes & _QUOTE_CLASSES:
         return "quote"
     if classes & _SPOILER_CLASSES:
         return "spoiler"
@@ -406,8 +411,8 @@ def _classify(element: HtmlElement) -> Aside | None:
         return "code"
     if "signature" in classes or element.get("data-role") == "memberSignature":
         return "signature"
-    if _is_edit_line(element) or "quotetop" in classes or "attach_wrap" in classes:
-        return "drop"  # the edit notice is read on its own; quotetop is its quote's caption
+    if _is_edit_line(element) or classes & _CAPTION_CLASSES or "attach_wrap" in classes:
+        return "drop"  # the edit notice is read on its own; a caption is read with its quote
     return None
 
 
@@ -435,7 +440,7 @@ def _read_quote(element: HtmlElement) -> Quote:
     caption = element.getprevious()
     if not author and citation is not None:
         author = _citation_author(_text(citation))
-    if not author and caption is not None and "quotetop" in class_set(caption):
+    if not author and caption is not None and _CAPTION_CLASSES & class_set(caption):
         author = _citation_author(_text(caption))
     text = block_text(element, lambda e: _is_citation(e) or _classify(e) == "drop")
     return Quote(text=text, author=author or None)

@@ -752,3 +752,33 @@ def test_a_missing_page_2_is_not_a_count(case: Path) -> None:
                                           "--fetched-at", "2024-03-12T18:30:00Z"])
     assert result.exit_code == 3, result.output
     assert "page 2 of 2 missing" in result.output
+
+
+# ---------------------------------------------------------------------------------------------
+# IP.Board 3.0-3.2 quotes: the caption p.citation before div.blockquote > div.quote
+# (admin/sources/classes/bbcode/custom/defaults.php `_buildOutput` of IP.Board 3.1.2, in
+# jianun/federatednetworks@2cb773b subdomains/support/httpdocs/; English bbc_full_cite
+# "%s, on %s, said:"), as a real 3.1/3.2 board serves it: before, the quoted vote was read as
+# the quoting player's own
+
+_IPB31_QUOTE = (
+    "<p class='citation'><a class='snapback' rel='citation' href='http://mafia-club.example.ru/"
+    "index.php?app=forums&amp;module=forums&amp;section=findpost&amp;pid=910202'><img src='"
+    "http://mafia-club.example.ru/public/style_images/master/snapback.png' alt='View Post' /></a>"
+    "Воланд, on 10 October 2017 - 23:05, said:</p><div class=\"blockquote\"><div class='quote'>"
+    "Бегемот</div></div><br />").encode()
+
+
+@pytest.mark.parametrize("caption", [True, False], ids=["with-citation", "quote-only"])
+def test_ipb31_quote_is_not_the_players_own_text(caption: bool) -> None:
+    saved = casefiles.load_case(GUEST_IPB3).pages[0]
+    stock = ("<blockquote class='ipsBlockquote' data-author=\"Воланд\" data-cid=\"910202\" "
+             "data-time=\"1507665900\"><p>Бегемот</p></blockquote><br />").encode()
+    assert stock in saved.data
+    quote = _IPB31_QUOTE if caption else _IPB31_QUOTE[_IPB31_QUOTE.index(b"<div class=\"block"):]
+    page = ENGINE.parse_page(saved.data.replace(stock, quote, 1), saved.ctx)
+    post = next(p for p in page.posts if p.id == "910203")
+    assert "Бегемот" not in post.body.own and "said" not in post.body.own
+    assert "Азазелло" in post.body.own
+    assert [(q.author, q.text) for q in post.body.quotes] == [
+        ("Воланд" if caption else None, "Бегемот")]
