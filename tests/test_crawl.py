@@ -965,7 +965,9 @@ def test_a_crawl_killed_midway_leaves_no_hole_for_the_next_run(tmp_path: Path) -
         env = {**os.environ, "TALLY_STORE": ""}
         command = [sys.executable, "-m", "tally", "count", str(game), "--store", str(store),
                    "--format", "json"]
-        killed = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+        # cwd: from the checkout's root, `-m tally` would find ./tally before the installed one
+        # (no tally.adapters there unless the install is editable).
+        killed = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, cwd=tmp_path,
                                   stderr=subprocess.PIPE)
         try:
             wait_for(lambda: 2 in asked, "the request for page 2")
@@ -986,7 +988,7 @@ def test_a_crawl_killed_midway_leaves_no_hole_for_the_next_run(tmp_path: Path) -
 
         # Online, the next run reads down to where the killed crawl meant to go.
         del asked[:]
-        again = subprocess.run(command, env=env, capture_output=True, timeout=300)
+        again = subprocess.run(command, env=env, capture_output=True, timeout=300, cwd=tmp_path)
         assert again.returncode == 0, again.stderr.decode()
         # Page 5 (the forum shows page 4: nothing new), then 3, 2 and 1 again.
         assert asked == [5, 3, 2, 1]
@@ -996,7 +998,7 @@ def test_a_crawl_killed_midway_leaves_no_hole_for_the_next_run(tmp_path: Path) -
                                                                                 "Dan")
         # And that crawl is finished: a third run reads only the tail.
         del asked[:]
-        third = subprocess.run(command, env=env, capture_output=True, timeout=300)
+        third = subprocess.run(command, env=env, capture_output=True, timeout=300, cwd=tmp_path)
         assert third.returncode == 0, third.stderr.decode()
         assert asked == [5]
     finally:
