@@ -491,6 +491,9 @@ def _page_title(doc: HtmlElement) -> str:
 _ERROR_HEADING = _queries("(//*[@id='elError']//h1)[1]", "(//h1)[1]", "(//title)[1]")
 _ERROR_BOX = etree.XPath("//*[@id='elError']")
 _PASSWORD_FORM = etree.XPath("//form//input[@type='password']")
+# IP.Board 1.x/2.x keep each message in div.postcolor (2.1+: id='post-N') inside table rows,
+# with no element holding the whole post: recognised, so the error says which board it is
+_OLD_IPB_POST = etree.XPath(f"(//div[{_cls('postcolor')}])[1]")
 
 # ---------------------------------------------------------------------------------------------
 # Small helpers over lxml
@@ -636,6 +639,8 @@ class Invision(Engine):
             return f"no permission: {denied.group(0)}"
         if _PASSWORD_FORM(doc):
             return f"login wall: {_page_title(doc)}"
+        if _OLD_IPB_POST(doc):
+            return "an IP.Board 1.x/2.x topic (div.postcolor posts in table rows): not read by tally"
         return "no posts found"
 
 
@@ -914,7 +919,8 @@ class _Reader:
             return None
         stamp = next(line.iterdescendants("time"), None)
         edited_at = iso(stamp.get("datetime")) if stamp is not None else None
-        return EditMarker(text=collapse(_text(line)), editor=found.group("editor"),
+        shown = collapse(block_text(line, _is_short_time))  # IC5's <time> holds two texts
+        return EditMarker(text=shown, editor=found.group("editor"),
                           edited_at=edited_at or self.edit_date(found.group("date")))
 
     # -- Shared steps
@@ -1002,6 +1008,10 @@ def _pages_shown(element: HtmlElement) -> tuple[int, int] | None:
         return (int(number), int(pages)) if number.isdigit() and pages.isdigit() else None
     found = _PAGES_SHOWN.search(_text_of(element))
     return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def _is_short_time(element: HtmlElement) -> bool:
+    return "ipsTime__short" in class_set(element)
 
 
 def _links_to(href: str | None, post_id: str) -> bool:

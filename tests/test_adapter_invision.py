@@ -782,3 +782,22 @@ def test_ipb31_quote_is_not_the_players_own_text(caption: bool) -> None:
     assert "Азазелло" in post.body.own
     assert [(q.author, q.text) for q in post.body.quotes] == [
         ("Воланд" if caption else None, "Бегемот")]
+
+
+def test_ipb2_topic_page_is_named_not_misread() -> None:
+    """IP.Board 1.x/2.x (no saved page of one was found in a public repository; the shape of a
+    forumer.com IPB 2.0 post: table rows, span.normalname, span.postdetails "Posted:",
+    div.postcolor): not read, and the error says what the page is (exit 4), never a count."""
+    data = ("<html><head><title>Mafia -> Day 2</title></head><body>"
+            "<!--Begin Msg Number 388658--><table width='100%' border='0' cellspacing='1' "
+            "cellpadding='3'><tr><td valign='middle' class='row4' width='1%'><a name='entry388658'>"
+            "</a><span class='normalname'><a href='http://mafia.example.ru/index.php?showuser=57'>"
+            "Воланд</a></span></td><td class='row4' valign='top' width='99%'><span class='postdetails'>"
+            "<b><a title='Show the link to this post' href='#' onclick='link_to_post(388658); return "
+            "false;'>Posted:</a></b> August 26, 2007 08:59 am</span></td></tr><tr><td valign='top' "
+            "class='post2'></td><td width='100%' valign='top' class='post2'><div class='postcolor'>"
+            "Бегемот</div></td></tr></table><div class='copyright'>Powered by Invision Power Board"
+            "</div></body></html>").encode()
+    with pytest.raises(NotAThreadPage, match=r"not a thread page \(an IP.Board 1.x/2.x topic"):
+        ENGINE.parse_page(data, PageContext(url=TOPIC, fetched_at=datetime(2007, 8, 27, tzinfo=UTC),
+                                            zone="Europe/Moscow"))
