@@ -420,6 +420,11 @@ class PhpBB(Engine):
             box = first(root, _MESSAGE_BOX)
             if box is not None:
                 return f"forum message: {collapse(_text(box))[:160]}"
+            if root.find(".//div[@class='page-number']") is not None:
+                # viewtopic_print.html (view=print): its posts carry no ids, so no post could
+                # be told from another across saves; 466 such pages in a real board's mirror.
+                return ("the printable view (view=print), whose posts have no ids: save the "
+                        "topic's normal pages instead")
             return "phpBB page without posts"
         return "no phpBB markup found"
 

@@ -303,6 +303,8 @@ def test_looks_like_phpbb_pages_only() -> None:
     ("login.html", "login page: the thread needs a logged-in account"),
     ("notfound.html", "forum message: Information The requested topic does not exist."),
     ("discuz.html", "a Discuz! page, not phpBB"),
+    ("print.html", "the printable view (view=print), whose posts have no ids: save the topic's "
+                   "normal pages instead"),
 ])
 def test_not_a_thread_page(name: str, what: str) -> None:
     with pytest.raises(NotAThreadPage) as caught:
