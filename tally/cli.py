@@ -145,6 +145,11 @@ def _print_audit(tally: Tally, report: Report | None, player: str | None, post: 
 
     if post is not None and not any(v.post_id == post for v in tally.verdicts):
         raise InputError(f"post {post} is not in day {tally.day}'s window")
+    if player is not None and player.casefold() not in {  # a typo gave an empty audit, exit 0
+            name.casefold() for v in tally.verdicts for name in (v.voter, v.author, v.target)
+            if name} | {name.casefold() for name in tally.living}:
+        raise InputError(f"--player {player!r}: no post by or vote for that name in day "
+                         f"{tally.day}'s window, and no living player of that name")
     if fmt == "text":
         typer.echo(render_audit(tally, player=player, post=post, forensics=report, lang=lang),
                    nl=False)

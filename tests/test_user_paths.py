@@ -189,3 +189,16 @@ def test_init_on_a_board_whose_relative_times_read_late_in_the_default_zone(tmp_
     assert result.exit_code == 3
     assert "post 8813 (Aujourd’hui, 20:00, 2016-03-16 19:00 UTC) was written after the page was " \
            "saved, at 2016-03-16 18:30 UTC by --fetched-at" in result.stderr
+
+
+def test_audit_of_a_misspelt_player_is_an_error_not_an_empty_audit():
+    # A player disputing a vote: `tally audit --player Heidy` printed "0 of 60 posts" and
+    # "Totals: " with exit 0, as if nobody had voted for or as Heidi.
+    saved = ("--from", KIRA, "--fetched-at", "2016-01-18 03:10")
+    wrong = run("audit", KIRA / "game.toml", "--player", "Heidy", *saved)
+    assert wrong.exit_code == 3
+    assert wrong.stderr == ("tally: error: --player 'Heidy': no post by or vote for that name in "
+                            "day 1's window, and no living player of that name\n")
+    right = run("audit", KIRA / "game.toml", "--player", "heidi", *saved)
+    assert right.exit_code == 0
+    assert right.stdout.startswith("Audit of day 1 (Kira, game 3, preset kira): 6 of 60 posts")
