@@ -122,7 +122,7 @@ _FILLERS = frozenset((
 _JUST_NOW_WORDS = (
     "just now", "now", "less than a minute ago", "a moment ago", "hace un momento",
     "hace menos de un minuto", "ahora", "ahora mismo", "à l'instant", "a l'instant",
-    "maintenant", "il y a moins d'une minute", "moins d'une minute", "только что", "刚刚",
+    "maintenant", "il y a moins d'une minute", "moins d'une minute", "только что", "刚刚", "剛剛",
     "adesso", "agora", "vor weniger als einer minute", "minder dan een minuut geleden",
     "mniej niż minutę temu", "meno di un minuto fa", "há menos de um minuto",
     "acum mai puțin de un minut", "bir dakikadan az önce", "az önce", "zojuist", "teraz",

@@ -88,9 +88,12 @@ def read_shown_time(text: str, fetched_local: datetime) -> datetime | None:
 # Edit notices (§2.1 EDITED_TIMES_TOTAL, Spanish packs; §2.2 phpBB 2)
 
 _EDIT = re.compile(
-    r"(?:last\s+edited\s+by|[úu]ltima\s+edici[óo]n\s+por|derni[èe]re\s+[ée]dition\s+par)\s+"
-    r"(?P<editor>.+?)\s+(?:on|el|le)\s+(?P<date>.+?)\s*[,;]\s*"
-    r"(?:edited|editado|[ée]dit[ée])\s+(?P<times>\d+)",
+    r"(?:last\s+edited\s+by|[úu]ltima\s+edici[óo]n\s+por|derni[èe]re\s+[ée]dition\s+par"
+    # de, nl, it, pt packs: the editor is plain text on phpBB 2 pages (a link on 3.x)
+    r"|zuletzt\s+(?:ge[äa]ndert|bearbeitet)\s+von|laatst\s+(?:gewijzigd|aangepast|bewerkt)\s+door"
+    r"|ultima\s+modifica\s+di|[úu]ltima\s+edi[çc][ãa]o\s+por)\s+"
+    r"(?P<editor>.+?)\s+(?:on|el|le|am|op|il|em)\s+(?P<date>.+?)\s*[,;]\s*"
+    r"(?:edited|editado|[ée]dit[ée]|insgesamt|in\s+totaal|modificato)\s+(?P<times>\d+)",
     re.IGNORECASE,
 )
 # The verb of every language pack's EDITED_TIMES_TOTAL (phpBB 3.x packs: ru "Последний раз
@@ -98,12 +101,13 @@ _EDIT = re.compile(
 # geändert von X am …, insgesamt 2-mal geändert.", nl "Laatst gewijzigd door X op …, 2 keer
 # totaal gewijzigd.", pl "Ostatnio zmieniony … przez X, łącznie zmieniany 2 razy.", it "Ultima
 # modifica di X il …", pt "Última edição por X em …", ro "Ultima oară modificat … de către X",
-# tr "En son … tarihinde X tarafından … 2 kere düzenlendi.", no "Sist redigert av"). A
+# tr "En son … tarihinde X tarafından … 2 kere düzenlendi.", no "Sist redigert av"; phpBB 2
+# packs: tr "… tarafından … tarihinde değiştirildi", nl "Laatst aangepast door"). A
 # div.notice without one (prosilver's "Last bumped by X on …") is no edit.
 _EDIT_WORDS = re.compile(
     r"edited|edici[óo]n|editado|[ée]dit|edição|редактир|редагов|ge[äa]ndert|bearbeitet|"
     r"gewijzigd|bewerkt|zmienion|zmieniany|edytowan|modific|düzenlen|redigert|redigerad|"
-    r"upraven|upravil|编辑|編輯|編集|промян|промен",
+    r"upraven|upravil|编辑|編輯|編集|промян|промен|değiştir|aangepast",
     re.IGNORECASE)
 
 

@@ -430,3 +430,26 @@ def test_only_boxes_without_any_digit_skip_the_page_number_reading() -> None:
               if chr(code).isdigit() or re.match(r"\d", chr(code))]
     assert len(digits) > 700
     assert all(_MAY_NUMBER.match(digit) for digit in digits)
+
+
+# phpBB 2 language packs print the editor as plain text ("Zuletzt bearbeitet von X am …"): the
+# editor was lost outside en/es/fr, and outside those and pt every notice was no edit at all.
+STOCK_PHPBB2 = casefiles.FIXTURES / "phpbb" / "stock-phpbb2"
+EN_PHPBB2_NOTICE = b"Last edited by Spike on Wed Nov 18, 2026 9:44 am; edited 1 time in total"
+
+
+@pytest.mark.parametrize("notice", [
+    "Zuletzt bearbeitet von Spike am 18.11.2026, 09:44, insgesamt 1-mal bearbeitet",
+    "Laatst aangepast door Spike op wo 18 nov 2026 9:44; in totaal 1 keer bewerkt",
+    "Ultima modifica di Spike il Mer Nov 18, 2026 9:44 am, modificato 1 volta in totale",
+    "Última edição por Spike em Qua Nov 18, 2026 9:44 am, editado 1 vez no total",
+])
+def test_a_phpbb2_edit_notice_in_the_boards_language(notice: str) -> None:
+    saved = casefiles.load_case(STOCK_PHPBB2).pages[0]
+    assert EN_PHPBB2_NOTICE in saved.data
+    page = ENGINE.parse_page(saved.data.replace(EN_PHPBB2_NOTICE, notice.encode("cp1252")),
+                             saved.ctx)
+    post = next(p for p in page.posts if p.id == "704")
+    assert post.edit is not None
+    assert (post.edit.editor, post.edit.edited_at.isoformat(), post.edit.times) == (
+        "Spike", "2026-11-18T14:44:00+00:00", 1)

@@ -309,6 +309,7 @@ def test_the_fast_paths_take_the_stock_forms() -> None:
     ("Dzisiaj o 21:05", datetime(2026, 6, 3, 21, 5)),
     ("Ieri la 21:05", datetime(2026, 6, 2, 21, 5)),
     ("Bugün saat 21:05", datetime(2026, 6, 3, 21, 5)),
+    ("剛剛", NOW),  # Discuz's traditional-character packs
 ])
 def test_further_languages(text: str, wall: datetime) -> None:
     shown = dates.read(text, NOW)
