@@ -112,7 +112,7 @@ TRIGGER_POST = """\
 '''青蛙王子'''（2）：桃花、白菜
 
 '''未投票者'''（2）：小鱼儿、老猫
-平票（票数：桃花、老猫、青蛙王子 以 2 票平票：由法官决定）
+平票（计票：桃花、老猫、青蛙王子各得 2 票，由法官决定）
 
 统计至帖子 2310569，截至 2026年11月20日 12:00:00 CST（UTC 04:00:00）。
 截止时间：2026年11月18日 18:00:00 CST（UTC 10:00:00）。
@@ -192,13 +192,13 @@ def test_an_unknown_language_is_refused(tmp_path: Path) -> None:
 def test_russian_has_three_plural_forms_and_chinese_one() -> None:
     ru, zh = i18n.get("ru"), i18n.get("zh")
     forms = [ru.text(tie_between(n, ("Фагот", "Берлиоз"))) for n in (1, 2, 5, 21, 12)]
-    assert forms == ["ничья: по 1 голосу у Фагот, Берлиоз", "ничья: по 2 голоса у Фагот, Берлиоз",
-                     "ничья: по 5 голосов у Фагот, Берлиоз", "ничья: по 21 голосу у Фагот, Берлиоз",
-                     "ничья: по 12 голосов у Фагот, Берлиоз"]
+    assert forms == ["по 1 голосу у Фагот, Берлиоз", "по 2 голоса у Фагот, Берлиоз",
+                     "по 5 голосов у Фагот, Берлиоз", "по 21 голосу у Фагот, Берлиоз",
+                     "по 12 голосов у Фагот, Берлиоз"]
     assert [ru.n_("{players} with {n} vote", "{players} with {n} votes", players="Фагот", n=n)
             for n in (1, 2, 5)] == ["Фагот: 1 голос", "Фагот: 2 голоса", "Фагот: 5 голосов"]
     assert [zh.text(tie_between(n, ("桃花", "老猫"))) for n in (1, 2)] == [
-        "桃花、老猫 以 1 票平票", "桃花、老猫 以 2 票平票"]
+        "桃花、老猫各得 1 票", "桃花、老猫各得 2 票"]
 
 
 @pytest.mark.parametrize("lang,zone,shown", [
@@ -409,8 +409,8 @@ def test_the_gm_report_in_russian(tmp_path: Path) -> None:
                       ""))
     text = count(game, MAFIA, "2017-10-11T08:00:00Z", "--format", "text")
     gm = text[text.index("Отчёт ведущего"):]
-    assert gm.startswith("Отчёт ведущего (лично: не публиковать)\n" + "=" * 32 + "\n")
-    assert ("  - R2 [нужен ведущий]: сообщение 900107 от Марго: сообщение с голосом отредактировано: "
+    assert gm.startswith("Отчёт ведущего (не для публикации)\n" + "=" * 32 + "\n")
+    assert ("  - R2 [нужен ведущий]: сообщение 900107 (Марго): сообщение с голосом отредактировано: "
             "учтено как написано; голос нельзя менять (правило 11): проверяет ведущий (сообщение "
             "900107)") in gm
     assert "Не голосовали: Алоизий, Соков" in gm
@@ -475,3 +475,56 @@ def test_the_posted_count_follows_the_game_file_and_lang(board, tmp_path: Path,
     assert "Конец голосования: 17 января, 22:00 (CET), через 2 дня 11 ч." in russian
     assert russian[-1] == french.stdout.splitlines()[-1]  # the run's own line stays English
     assert board.requests_to("POST") == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# No sentence tally writes reads as a vote in its language (issue 14): a GM who pastes a line of
+# the audit or the GM report into the thread, or a player who copies one, casts nothing. Each
+# translation, its fields filled with a player's name, goes through the vote grammar of the
+# bundled game of that board; quoted examples ('Voto: Ana', “投票：X”) are the point of the
+# grammar notes and are left out.
+
+BOARD_GAMES = {"es": ESPIA / "espia.toml", "ru": MAFIA / "mafia-ru.toml",
+               "zh": TRIGGER / "trigger-cn.toml", "fr": LOUPS / "game.toml"}
+QUOTED = re.compile(r"'[^'\n]*'|«[^»]*»|“[^”]*”|\"[^\"\n]*\"")
+
+
+def votes_read_in(lang: str) -> list[tuple[str, str]]:
+    from babel.messages import pofile
+
+    from tally import game as games
+    from tally import rules
+    from tally.extract import Extractor
+
+    game = games.load(BOARD_GAMES[lang])
+    reader = Extractor(game, rules.get(game.preset).syntax)
+    name = game.players[0].name
+    po = i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "tally.po"
+    with po.open("rb") as f:
+        catalogue = pofile.read_po(f, locale=lang)
+    found = []
+    for message in catalogue:
+        for said in (message.string if isinstance(message.string, tuple) else (message.string,)):
+            if not message.id or not said:
+                continue
+            text = QUOTED.sub(" ", re.sub(r"\{\w+\}", name, said))
+            found += [(said, a.text or a.written) for a in reader.actions(text)
+                      if a.kind != "example"]
+    return found
+
+
+@pytest.mark.parametrize("lang", sorted(BOARD_GAMES))
+def test_no_translation_reads_as_a_vote(lang: str) -> None:
+    assert votes_read_in(lang) == []
+
+
+def test_the_vote_scan_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the test above would catch: the Spanish reason as it was ("segundo mensaje con voto:
+    vale …" is a colon vote wherever it stands)."""
+    from babel.messages.catalog import Catalog
+
+    old = Catalog(locale="es")
+    old.add("second vote post", "segundo mensaje con voto: vale el de {player}")
+    monkeypatch.setattr("babel.messages.pofile.read_po", lambda f, locale=None: old)
+    assert [said for said, _ in votes_read_in("es")] == [
+        "segundo mensaje con voto: vale el de {player}"]

@@ -10,44 +10,55 @@ rules' reasons are messages, translated here; names and the forum's text stay as
 
 from __future__ import annotations
 
+import unicodedata
+
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from tally import times
 from tally.model import NameMatch, Tally, Verdict
 from tally.render.i18n import Lang, get
+from tally.render.post import rule_name
 
 if TYPE_CHECKING:  # records only: renderers never import the reading code
     from tally.forensics import Change, Copy, Report
 
 
+def _pad(text: str, width: int) -> str:
+    """`text` padded to `width` columns of a terminal: a Chinese character takes two, so the
+    columns stay aligned in a Chinese audit ("法官大人" is 8 columns, not 4)."""
+    wide = sum(1 for ch in text if unicodedata.east_asian_width(ch) in ("W", "F"))
+    return text + " " * max(0, width - len(text) - wide)
+
+
 def describe_match(m: NameMatch, t: Lang | None = None) -> str:
     t = t or get()
-    written, runner_score = repr(m.written), f"{m.runner_up_score:.0f}"
+    # repr shows invisible characters (\u202e); each language puts its own quotes around it.
+    written, runner_score = repr(m.written)[1:-1], f"{m.runner_up_score:.0f}"
     if m.how in ("exact", "alias", "resolution"):
         how = {"exact": t.p_("name match", "exact"), "alias": t.p_("name match", "alias"),
                "resolution": t.p_("name match", "resolution")}[m.how]
-        return t._("name: {written} -> {player} ({how})", written=written, player=m.player or "",
+        return t._("name: '{written}' -> {player} ({how})", written=written, player=m.player or "",
                    how=how)
     if m.how == "fuzzy":
         score = f"{m.score:.0f}"
         if m.runner_up:
-            return t._("name: {written} -> {player} (fuzzy, score {score}, runner-up {runner} "
+            return t._("name: '{written}' -> {player} (fuzzy, score {score}, runner-up {runner} "
                        "{runner_score})", written=written, player=m.player or "", score=score,
                        runner=m.runner_up, runner_score=runner_score)
-        return t._("name: {written} -> {player} (fuzzy, score {score})", written=written,
+        return t._("name: '{written}' -> {player} (fuzzy, score {score})", written=written,
                    player=m.player or "", score=score)
     if m.how == "ignored":
-        return t._("name: {written} ignored by the GM's resolutions", written=written)
+        return t._("name: '{written}' ignored by the GM's resolutions", written=written)
     if m.named:  # several players on one vote line (issue 13): no "closest" to suggest
-        return t._("name: {written} -> ambiguous, names {players}", written=written,
+        return t._("name: '{written}' -> ambiguous, names {players}", written=written,
                    players=t.names(m.named))
     label = {"ambiguous": t.p_("name match", "ambiguous"), "unknown": t.p_("name match", "no player"),
              "mixed_script": t.p_("name match", "mixes scripts")}[m.how]
     if m.runner_up:
-        return t._("name: {written} -> {label}; closest {runner} {runner_score}", written=written,
+        return t._("name: '{written}' -> {label}; closest {runner} {runner_score}", written=written,
                    label=label, runner=m.runner_up, runner_score=runner_score)
-    return t._("name: {written} -> {label}", written=written, label=label)
+    return t._("name: '{written}' -> {label}", written=written, label=label)
 
 
 def _verdict_word(verdict: str, t: Lang) -> str:
@@ -63,11 +74,12 @@ def verdict_lines(v: Verdict, zone: str, changes: tuple[Change, ...] = (),
     # The verdict's own key in English ("NOT_A_VOTE"), its word in another language.
     word = (v.verdict if t.code == "en" else _verdict_word(v.verdict, t)).upper().replace(" ", "_")
     post = t.p_("audit", "post")
-    head = f"#{v.position:<4} {post} {v.post_id:<10} {local:%Y-%m-%d %H:%M:%S} {v.author:<16} {word:<10}"
+    head = (f"#{v.position:<4} {post} {v.post_id:<10} {local:%Y-%m-%d %H:%M:%S} "
+            f"{_pad(v.author, 16)} {_pad(word, 10)}")
     if v.target:
         head += f" -> {v.target}"
     if v.rule:
-        head += f"  [{v.rule}]"
+        head += f"  [{rule_name(v.rule, t)}]"
     lines = [head.rstrip()]
     if v.reason:
         lines.append(f"      {t.text(v.reason)}")
