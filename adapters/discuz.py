@@ -148,6 +148,9 @@ _TOUCH_POSTS = etree.XPath(
 _TOUCH_PARTS = etree.XPath(f"./div[{has_class_xpath('display')}]/ul[{has_class_xpath('authi')}]/li"
                            f" | ./div[{has_class_xpath('display')}]/div[{has_class_xpath('message')}]")
 _TOUCH_ID = re.compile(r"^pid(\d+)$")
+_MOBILE_SHIELD = etree.XPath(
+    f"following-sibling::div[1]/div[{has_class_xpath('pbody')}]/div[{has_class_xpath('mes')}]"
+    f"/div[{has_class_xpath('xi1')}]")
 _LEFT_AUTHI_LINKS = etree.XPath("id($favatar)//div[contains(@class, 'authi')]/a")
 _ANY_AUTHI_LINKS = etree.XPath(".//div[contains(@class, 'authi')]/a")
 # The signature row of table#pid{pid} (viewthread_node.htm: td.plc.plm > div.sign).
@@ -281,8 +284,27 @@ class _PostMarkup:
     @classmethod
     def of(cls, root: HtmlElement, div: HtmlElement, pid: str) -> _PostMarkup:
         links = _LEFT_AUTHI_LINKS(root, favatar=f"favatar{pid}") or _ANY_AUTHI_LINKS(div)
-        return cls(div, pid, _by_id(root, f"postnum{pid}"), _by_id(root, f"authorposton{pid}"),
-                   _by_id(root, f"postmessage_{pid}"), links)
+        markup = cls(div, pid, _by_id(root, f"postnum{pid}"), _by_id(root, f"authorposton{pid}"),
+                     _by_id(root, f"postmessage_{pid}"), links)
+        user = None if links else _by_id(root, f"pid{pid}")
+        return markup if user is None or not _has(user, "bm_user") else markup._mobile(user)
+
+    def _mobile(self, user: HtmlElement) -> _PostMarkup:
+        """The basic mobile template (template/default/mobile/forum/viewthread.htm): the floor
+        and author in div.bm_user#pid{pid} ("<em>5</em>#" or the floor's name as bare text,
+        then the author link), the time in em#authorposton{pid}, the message in
+        div#postmessage_{pid}, a shielded message as div.mes > div.xi1."""
+        links = [a for a in user.iterchildren("a") if "uid=" in (a.get("href") or "")]
+        floor = next(user.iterchildren("em"), None)
+        if floor is None or (links and floor.getparent().index(floor) > user.index(links[0])):
+            floor = etree.Element("em")
+            floor.text = collapse(user.text or "")  # "楼主": postno's name, as bare text
+        notice = None
+        if self.message is None:
+            # The template closes div#post_{pid} before the message's div.pbody.
+            shield = next(iter(_MOBILE_SHIELD(self.div)), None)
+            notice = collapse(string_of(shield)) if shield is not None else None
+        return replace(self, floor_link=floor, authi_links=links, notice=notice)
 
     @classmethod
     def of_touch(cls, div: HtmlElement, pid: str) -> _PostMarkup:
@@ -666,6 +688,7 @@ _FASTPOST = etree.XPath("id('fastpostform')/@action", smart_strings=False)
 _TID_LATER = (
     etree.XPath("//link[@rel='canonical']/@href", smart_strings=False),
     etree.XPath(f"//div[{has_class_xpath('postlist')}]/h2/a/@href", smart_strings=False),  # touch
+    etree.XPath("id('thread_subject')/@href", smart_strings=False),  # the basic mobile template
     etree.XPath("id('pt')//a/@href", smart_strings=False),
     etree.XPath("//a[contains(@href, 'action=printable')]/@href", smart_strings=False),
 )

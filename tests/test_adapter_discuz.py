@@ -607,3 +607,21 @@ def test_a_traditional_quote_names_its_author() -> None:
     post = _parse(_page(_post_html(message=quote, floor="樓主"))).posts[0]
     assert (post.position, post.body.own) == (1, "投票 月下")
     assert [q.author for q in post.body.quotes] == ["青蛙王子"]
+
+
+MOBILE = casefiles.FIXTURES / "discuz" / "mobile-x34-utf8"
+
+
+def test_a_basic_mobile_page_says_its_thread_and_what_the_forum_shielded() -> None:
+    saved = casefiles.load_case(MOBILE).pages[0]
+    page = ENGINE.parse_page(saved.data, saved.ctx)
+    assert page.thread_id == "64130"  # a#thread_subject
+    assert page.notes == ("post 990104: message hidden by the forum (提示: 作者被禁止或删除 内容自动屏蔽): "
+                          "no text to count; read as deleted",)
+
+
+def test_a_basic_mobile_message_hidden_from_this_viewer_stops_the_count() -> None:
+    saved = casefiles.load_case(MOBILE).pages[0]
+    data = saved.data.decode("utf-8").replace("作者被禁止或删除 内容自动屏蔽", "此帖仅作者可见")
+    with pytest.raises(ForumError, match=r"post 990104: its message is hidden from this viewer"):
+        ENGINE.parse_page(data.encode("utf-8"), saved.ctx)
