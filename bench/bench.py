@@ -13,7 +13,8 @@ on a shared machine wall time swings by 2x from run to run, CPU time by a few pe
    not speed targets.
 2. A full `tally count --from` over the phpBB 3 real-pages thread: its CPU time against a
    minimal lxml program reading the same posts (bench/minimal_phpbb.py), and its peak memory
-   (target: <= 200 MB).
+   (target: <= 200 MB); and `tally report --html` on the same day against that count (target:
+   <= 1.5: the votes-over-time chart in one pass).
 3. How many HTTP requests a scheduled re-run makes when one page is new, against a local
    server on 127.0.0.1 (target: <= 2).
 """
@@ -155,9 +156,15 @@ def full_count(folder: Path, posts: int, rounds: int) -> dict[str, float]:
         peaks.append(int(peak.read_text()) / 1024)
         return cpu_s
 
+    def report() -> float:  # the HTML report of the same day: votes over time (issue 15)
+        return child([sys.executable, "-m", "tally.cli", "report", str(game), "--from",
+                      str(pages), "--fetched-at", "2018-10-20 00:00", "--html",
+                      str(folder / "report.html")])[0]
+
     out: dict[str, float] = {}
     out["count"], out["minimal"] = best_pair(rounds, count, lambda: child(minimal)[0])
     out["peak"] = max(peaks)
+    out["report"] = min(report() for _ in range(rounds))
     if importlib.util.find_spec("selectolax") is not None:
         out["minimal_lexbor"] = min(child([*minimal, "--lexbor"])[0] for _ in range(rounds))
         from selectolax.lexbor import LexborHTMLParser
@@ -261,6 +268,9 @@ def main() -> None:
               f"{got['count']:5.2f} s CPU vs {got['minimal']:5.2f} s for a minimal lxml reader "
               f"(ratio {got['count'] / got['minimal']:4.2f}); peak memory {got['peak']:5.1f} MiB "
               "(target <= 200)", flush=True)
+        print(f"   tally report --html on the same thread: {got['report']:5.2f} s CPU "
+              f"(ratio to the count {got['report'] / got['count']:4.2f}, target <= 1.5)",
+              flush=True)
         if "minimal_lexbor" in got:
             print(f"   selectolax (Lexbor): the minimal reader {got['minimal_lexbor']:5.2f} s; "
                   f"bare parse {got['lexbor_parse']:5.2f} s vs lxml {got['lxml_parse']:5.2f} s",
