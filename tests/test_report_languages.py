@@ -309,6 +309,7 @@ def test_public_page_shows_a_vote_judged_on_the_deadline_copy(tmp_path: Path, ki
     card = doc.get_element_by_id("judged-5012")
     assert card.get("data-verdict") == "counted"
     assert judged in card.text_content()
+    assert "Rule -" not in card.text_content() and "Regla -" not in card.text_content()  # no rule
     row = next(r for r in doc.xpath('//table[@id="vote-log"]//tr[@data-post="5012"]'))
     assert judged in row.text_content()
 

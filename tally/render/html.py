@@ -342,9 +342,9 @@ def _card(v: Verdict, tally: Tally, t: Lang, prefix: str) -> str:
     evidence = "".join(f"<li>{_text(e, t)}</li>" for e in v.evidence)
     written = (t._(" (written '{written}')", written=neutral.plain(v.match.written))
                if v.target and v.match is not None and v.match.written != v.target else "")
-    rule = rule_name(v.rule, t) if v.rule else "-"
-    why = escape(t._("Rule {rule}: {reason}", rule=rule, reason=_SLOT)).replace(
-        _SLOT, f'<span class="reason">{_text(v.reason, t)}</span>')
+    reason = f'<span class="reason">{_text(v.reason, t)}</span>'
+    why = (escape(t._("Rule {rule}: {reason}", rule=rule_name(v.rule, t), reason=_SLOT)).replace(
+        _SLOT, reason) if v.rule else reason)  # a counted vote has no rule: "Rule -:" read odd
     where = escape(t._("{when} · post {post}", when=_when_text(v.time, tally.zone, t),
                        post=v.post_id))
     return (f'<li id="{prefix}-{escape(v.post_id)}" data-post="{escape(v.post_id)}" '
