@@ -270,8 +270,10 @@ def _featured_first_post(doc: HtmlElement, posts: list[HtmlElement]) -> HtmlElem
     """The topic's first post when the page repeats it above the comment feed: Invision
     Community 5's "first post" topic layout (forum_topic_view_firstpost) prints it in the
     topic header on every page and starts the feed after it (forums topic.php: offset
-    (page - 1) * per_page + 1). None for any other page: one post outside the feed, ahead of
-    the feed's, is all this takes."""
+    (page - 1) * per_page + 1). None for any other page: it takes one post outside the feed,
+    ahead of the feed's, marked data-ips-first-post."""
+    if posts[0].get("data-ips-first-post") is None:  # postContainer marks the topic's first post
+        return None
     feed = _COMMENT_FEED(doc)
     if not feed:
         return None
@@ -379,7 +381,6 @@ _CITATION = re.compile(
     r"|(?P<name>.+?)(?:,\s+on\s+.+?,|\s+\(.+?\))?\s+(?:сказал|писал|said|wrote)\w*\s*:?)",
     re.DOTALL)
 _SPOILER_CLASSES = frozenset(("spoiler", "bbc_spoiler", "ipsSpoiler"))
-_QUOTE_CLASSES = frozenset(("quotemain", "blockquote"))
 # A quote's caption printed before it, outside it: IPB 2 div.quotetop, IPB 3.0-3.2 p.citation
 _CAPTION_CLASSES = frozenset(("quotetop", "citation"))
 
@@ -403,7 +404,7 @@ def _classify(element: HtmlElement) -> Aside | None:
     classes = frozenset(value.split())
     # IPB 2 div.quotemain after div.quotetop; IPB 3.0-3.2 div.blockquote > div.quote after its
     # caption p.citation ("X, on 18 July 2011 - 07:07, said:"); IPB 3.3+ and IPS 4 blockquote
-    if element.tag == "blockquote" or classes & _QUOTE_CLASSES:
+    if element.tag == "blockquote" or "quotemain" in classes or "blockquote" in classes:
         return "quote"
     if classes & _SPOILER_CLASSES:
         return "spoiler"
@@ -411,7 +412,8 @@ def _classify(element: HtmlElement) -> Aside | None:
         return "code"
     if "signature" in classes or element.get("data-role") == "memberSignature":
         return "signature"
-    if _is_edit_line(element) or classes & _CAPTION_CLASSES or "attach_wrap" in classes:
+    if (_is_edit_line(element) or "quotetop" in classes or "citation" in classes
+            or "attach_wrap" in classes):
         return "drop"  # the edit notice is read on its own; a caption is read with its quote
     return None
 

@@ -801,3 +801,14 @@ def test_ipb2_topic_page_is_named_not_misread() -> None:
     with pytest.raises(NotAThreadPage, match=r"not a thread page \(an IP.Board 1.x/2.x topic"):
         ENGINE.parse_page(data, PageContext(url=TOPIC, fetched_at=datetime(2007, 8, 27, tzinfo=UTC),
                                             zone="Europe/Moscow"))
+
+
+def test_a_post_above_the_feed_without_the_first_post_mark_is_not_left_out() -> None:
+    """Only the post IC5 marks data-ips-first-post is taken for the repeated first post: a post
+    above the feed without the mark is not dropped from page 2 (its header <time> then stops
+    the reading, exit 4, as any block beside the posts that looks like a post)."""
+    saved = casefiles.load_case(IC5).pages[1]
+    data = saved.data.replace(b" data-ips-first-post>", b">", 1)
+    assert data != saved.data
+    with pytest.raises(ForumError, match="a block between the posts has a post's parts but no post id"):
+        ENGINE.parse_page(data, saved.ctx)
