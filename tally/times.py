@@ -24,7 +24,11 @@ def now() -> datetime:
     """The current time, aware UTC. `TALLY_NOW` (ISO 8601) pins it for tests and replays."""
     pinned = os.environ.get("TALLY_NOW")
     if pinned:
-        return parse_iso(pinned)
+        try:
+            return parse_iso(pinned)
+        except InputError as exc:  # name the variable: the command line shows no such time
+            raise InputError(f"TALLY_NOW: {exc} (e.g. TALLY_NOW=2026-01-15T11:00:00+01:00)") \
+                from None
     return datetime.now(UTC)
 
 

@@ -202,3 +202,13 @@ def test_audit_of_a_misspelt_player_is_an_error_not_an_empty_audit():
     right = run("audit", KIRA / "game.toml", "--player", "heidi", *saved)
     assert right.exit_code == 0
     assert right.stdout.startswith("Audit of day 1 (Kira, game 3, preset kira): 6 of 60 posts")
+
+
+def test_a_tally_now_without_an_offset_names_the_variable(monkeypatch: pytest.MonkeyPatch):
+    # README "Development": without an offset it is an error, exit 3; the line said only
+    # "ISO 8601 time without an offset: '2016-01-18T03:10:00'", a time the command never showed.
+    monkeypatch.setenv("TALLY_NOW", "2016-01-18T03:10:00")
+    result = run("count", KIRA / "game.toml", "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
+    assert result.exit_code == 3
+    assert result.stderr == ("tally: error: TALLY_NOW: ISO 8601 time without an offset: "
+                             "'2016-01-18T03:10:00' (e.g. TALLY_NOW=2026-01-15T11:00:00+01:00)\n")
