@@ -204,7 +204,7 @@ def test_russian_has_three_plural_forms_and_chinese_one() -> None:
 @pytest.mark.parametrize("lang,zone,shown", [
     ("es", "Europe/Madrid", "sáb 21 nov, 22:00 (CET)"),
     ("ru", "Europe/Moscow", "22 ноября, 00:00 (MSK)"),
-    ("zh", "Asia/Shanghai", "11月22日 05:00 (CST)"),
+    ("zh", "Asia/Shanghai", "11月22日 05:00 CST"),
     ("fr", "Europe/Paris", "sam. 21 nov., 22:00 (CET)"),
     ("en", "Europe/Paris", "Sat 21 Nov 22:00 (CET)"),
 ])
@@ -269,8 +269,8 @@ def test_the_posted_update_in_russian_whole() -> None:
         "Изменения с прошлого подсчёта (17 января, 20:04 (MSK)): Воланд теперь за Фагот; "
         "Гелла: с Мастер на Фагот.",
         "",
-        "Учтено до [url=https://m.example/t/1#entry12]сообщения #9[/url], по состоянию на "
-        "17 января, 20:48 (MSK) (время форума).",
+        "Учтено до [url=https://m.example/t/1#entry12]сообщения #9[/url], по времени форума на "
+        "17 января, 20:48 (MSK).",
         "Конец голосования: 17 января, 21:00 (MSK), через 12 мин.",
     ]
     assert lines[-1].startswith("tally · ") and lines[-1].endswith(" · правила mafia-ru")
@@ -287,7 +287,7 @@ def test_what_waits_for_the_gm_is_said_in_the_posts_language() -> None:
     assert ("[b]Pendiente del moderador[/b]: unresolved name 'Фа' (written by Гелла in post 16); "
             "el empate entre Moriarty, Watson (E9).") in text
     assert "Empate entre Moriarty, Watson (E9: empate a 2 votos entre Moriarty, Watson: decide el moderador)" in text
-    assert text.startswith("[b][u]Recuento final de votaciones, día 2: Espía[/u][/b]")
+    assert text.startswith("[b][u]Recuento de votaciones, día 2 (final): Espía[/u][/b]")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def forum_time(moment: datetime, zone: str, t: Lang | None = None) -> str:
     ("sáb 21 nov, 22:00", "21 ноября, 21:00", "11月21日 21:00": the catalogue's pattern)."""
     t = t or get()
     shown = t.timef(moment, zone, "EEE d MMM HH:mm")
-    return f"{shown} ({times.zone_abbreviation(moment, zone)})"
+    return t._("{time} ({zone})", time=shown, zone=times.zone_abbreviation(moment, zone))
 
 
 def countdown(deadline: datetime, now: datetime, t: Lang | None = None) -> str:
