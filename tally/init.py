@@ -263,7 +263,8 @@ def _thread_table(options: InitOptions) -> str:
         "[thread]",
         _line(f"url = {toml_string(options.url)}", "the game thread"),
         _line(f"engine = {toml_string(options.engine)}", "the forum engine, as detected"),
-        (_line(f"language = {toml_string(options.language)}", "the board's language")
+        (_line(f"language = {toml_string(options.language)}",
+               "the board's language: its vote words are read beside the preset's")
          if options.language else
          '# language = "en"                 # the board\'s language: en | es | fr | ru | zh'),
         "# per_page = 20                   # posts per page, when the board changed the default",
@@ -315,11 +316,14 @@ def _first_day(proposal: Proposal, options: InitOptions) -> str:
 
 
 def _votes_table(language: str | None) -> str:
+    # Never written: votes.language REPLACES the preset's words, so a kira game on JV would no
+    # longer read "unvote", a majority game on a Discuz board no longer "##vote X". The board's
+    # language stated in [thread] adds its words to the preset's (tally.extract.effective_syntax).
     return "\n".join([
-        "[votes]                           # all optional: the preset's language pack is the default",
-        _line(f"language = {toml_string(language)}", "vote words of the board's language: "
-              "en | es | fr | ru | zh") if language else
-        '# language = "en"                 # vote words of the board\'s language: en | es | fr | ru | zh',
+        "[votes]                           # all optional: the preset's words, and those of "
+        "[thread] language",
+        _line(f"# language = {toml_string(language or 'en')}",
+              "REPLACES the preset's vote words: en | es | fr | ru | zh"),
         '# vote = ["vote", "##vote"]',
         '# unvote = ["unvote", "##unvote"]',
         "",

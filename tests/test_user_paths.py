@@ -74,11 +74,82 @@ def test_init_on_a_discuz_board_without_a_declared_language_reads_the_chinese_vo
     # Discuz! X's pages carry no <html lang>: the posts' script proposes it, marked CHECK.
     assert re.search(r'(?m)^language = "zh" +# CHECK: the count\'s language: the pages declare '
                      r'none; most letters of the posts are Chinese script$', got["file"])
-    assert re.search(r'(?m)^\[votes\].*\nlanguage = "zh" ', got["file"])
+    assert re.search(r'(?m)^\[thread\](?:\n.*)*?\nlanguage = "zh" ', got["file"])
     # From the opening post to 11月18日 18:00 (the opening post's author is staff): 桃花 2
     # (青蛙王子 #14, 月下独酌 #15), 老猫 2 (风清扬 #9, 阿飞 #18), 青蛙王子 2 (桃花 #12, 白菜 #19).
     assert votes(got["data"]) == {"桃花": 2, "老猫": 2, "青蛙王子": 2}
     assert got["post"].startswith("第1日票型（最终）：")
+
+
+# init writes the board's language as [thread] language, never as [votes] language: that one
+# REPLACES the preset's words, so a kira game on JV no longer read "unvote" and a majority game
+# on a Discuz board no longer "##vote X". The board's language adds its words to the preset's.
+def jv_kira_pages(folder: Path) -> Path:
+    """The JV kira fixture's pages (make_payload.py), with Kira_Yagami's English "unvote" and
+    Soichiro's French "Je retire mon vote" on page 2, both before the deadline."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "jv_kira_pages", FIXTURES / "jv" / "kira-2026" / "make_payload.py")
+    assert spec and spec.loader
+    pages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pages)
+    pages.PAGES[2][2:2] = [
+        (1312401320, "Kira_Yagami", "03 juin 2026 à 03:00:00", "unvote", pages.p("unvote"),
+         None, "msg-visible"),
+        (1312401333, "Soichiro", "03 juin 2026 à 03:05:00", "Je retire mon vote",
+         pages.p("Je retire mon vote"), None, "msg-visible")]
+    folder.mkdir()
+    for number in pages.PAGES:
+        (folder / f"page-{number}.html").write_text(pages.page_html(number), encoding="utf-8")
+    return folder
+
+
+def test_init_kira_on_jv_reads_the_english_and_the_french_vote_words(tmp_path: Path):
+    case = jv_kira_pages(tmp_path / "jv")
+    out = tmp_path / "game.toml"
+    made = run("init", "https://www.jeuxvideo.com/forums/42-51-74125893-1-0-1-0-kira.htm",
+               "--from", case, "--fetched-at", "2026-06-03T03:30:00Z", "--preset", "kira",
+               "--out", out)
+    assert made.exit_code == 0, made.output
+    text = re.sub(r'(?m)^deadline = "[^"]*"', 'deadline = "2026-06-03 04:59:59"',
+                  out.read_text("utf-8"))
+    out.write_text(text, encoding="utf-8")
+    assert re.search(r'(?m)^\[thread\](?:\n.*)*?\nlanguage = "fr" ', text)
+    assert re.search(r'(?m)^# language = "fr" +# REPLACES the preset\'s vote words', text)
+    assert tomllib.loads(text)["votes"] == {}
+    counted = run("count", out, "--from", case, "--fetched-at", "2026-06-03T03:30:00Z",
+                  "--format", "json")
+    assert counted.exit_code == 0, counted.output
+    # "vote: X" (L_Lawliet 05:14, Matsuda 07:45, Kira_Yagami 10:15, Near_ 01:12, ...) and
+    # "Je vote X" (Misa-Misa, Mello, L_Lawliet 04:58) count; Kira_Yagami's "unvote" takes back
+    # his vote for L_Lawliet, Soichiro's "Je retire mon vote" his "Je vote Mello".
+    data = json.loads(counted.stdout)
+    assert votes(data) == {"Mello": 2, "L_Lawliet": 1, "Near_": 1, "Kira_Yagami": 1}
+    assert {row["player"]: row["voters"] for row in data["counts"]}["Mello"] == [
+        "Matsuda", "L_Lawliet"]
+
+
+def test_init_majority_on_discuz_reads_the_chinese_words_and_the_presets(tmp_path: Path):
+    source = FIXTURES / "discuz" / "trigger-utf8"
+    case = tmp_path / "discuz"
+    case.mkdir()
+    for page in source.glob("page-*.html"):
+        data = page.read_bytes()
+        if page.name == "page-2.html":  # 桃花's #12 written the preset's way
+            old = "投票 青蛙王子</td>".encode()
+            assert data.count(old) == 1
+            data = data.replace(old, "##vote 青蛙王子</td>".encode())
+        (case / page.name).write_bytes(data)
+    (case / "case.toml").write_bytes((source / "case.toml").read_bytes())
+    got = init_then_count(tmp_path, case,
+                          "https://bbs.tuilisha.cn/forum.php?mod=viewthread&tid=88231",
+                          "2026-11-18 18:00:00")
+    assert 'preset = "majority"' in got["file"] and tomllib.loads(got["file"])["votes"] == {}
+    # As before: 青蛙王子 keeps 桃花's #12 ("##vote 青蛙王子") beside 白菜's #19 ("投票：青蛙王子").
+    assert votes(got["data"]) == {"桃花": 2, "老猫": 2, "青蛙王子": 2}
+    assert {row["player"]: row["voters"] for row in got["data"]["counts"]}["青蛙王子"] == [
+        "桃花", "白菜"]
 
 
 def test_init_on_an_english_board_writes_english(tmp_path: Path):
