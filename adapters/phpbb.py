@@ -1021,7 +1021,7 @@ class _PostReader:
             time_text=shown.text,
             zone=self.ctx.zone,
             body=body,
-            edit=self._edit(scope),
+            edit=self._edit(post_id, scope),
             fetched_at=self.ctx.fetched_at,
             page_url=self.ctx.url,
             deleted=self._deleted(scope),
@@ -1092,13 +1092,18 @@ class _PostReader:
                    machine=utc.strftime("%Y-%m-%d %H:%M:%S"))
         return ShownTime(text, utc, (note,))
 
-    def _edit(self, scope: HtmlElement) -> EditMarker | None:
+    def _edit(self, post_id: str, scope: HtmlElement) -> EditMarker | None:
         notice = self.parts.get("notice")
         if notice is None or not collapse(_text(notice)):
             return None
         link = _profile_link(notice)
         editor = collapse(_text(link)) if link is not None else None
-        return read_edit(_before_reason(notice), editor, self.fetched_local, self.ctx.zone)
+        edit = read_edit(_before_reason(notice), editor, self.fetched_local, self.ctx.zone)
+        if edit is not None and edit.edited_at is None:
+            # An edit after the deadline voids or moves a vote (V-rules): an edit whose time
+            # is not known would be counted as made in time. Stop, as for a post's own date.
+            raise self._fail(post_id, f"cannot read the time of its edit notice {edit.text!r}")
+        return edit
 
     def _with_signature(self, body: Body, scope: HtmlElement) -> Body:
         if self.flavour == "subsilver":

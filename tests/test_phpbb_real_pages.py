@@ -205,3 +205,12 @@ def test_a_30_quote_caption_in_the_boards_language_names_its_author(cite: str) -
     quote = read_quote(lxml_html.fromstring(
         f"<blockquote><div><cite>{cite}</cite>vote: Dan</div></blockquote>"))
     assert (quote.author, quote.text) == ("Carol", "vote: Dan")
+
+
+def test_an_edit_notice_whose_time_does_not_read_stops_the_count() -> None:
+    """A vote edited after the deadline is void or moved (V-rules): an edit of unknown time
+    would count as made in time. Before, the edit was kept with no time, silently."""
+    notice = f"Последний раз редактировалось {CAROL} Чт нбр 19, 2026 6:50 pm, всего редактировалось 3 раз(а)."
+    with pytest.raises(ForumError, match=r"post 5205: cannot read the time of its edit notice "
+                                         r"'Последний раз редактировалось Carol Чт нбр 19"):
+        parse(stock(1), _with_notice(notice))
