@@ -625,3 +625,22 @@ def test_a_basic_mobile_message_hidden_from_this_viewer_stops_the_count() -> Non
     data = saved.data.decode("utf-8").replace("作者被禁止或删除 内容自动屏蔽", "此帖仅作者可见")
     with pytest.raises(ForumError, match=r"post 990104: its message is hidden from this viewer"):
         ENGINE.parse_page(data.encode("utf-8"), saved.ctx)
+
+
+@pytest.mark.parametrize("folder", [TOUCH, MOBILE], ids=lambda p: p.name)
+def test_a_thread_saved_from_a_phone_is_counted(folder: Path) -> None:
+    """What a GM checks: the count. 桃花's vote carries the jammer's hidden text, 阿飞's reply a
+    subject line and a quote of 桃花's vote, 老猫's message is shielded, 白菜 edited his."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    result = CliRunner().invoke(app, ["count", str(folder / "game.toml"), "--from", str(folder),
+                                      "--fetched-at", "2026-11-20T04:00:00Z", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert [(c["player"], c["votes"], c["voters"]) for c in out["counts"]] == [
+        ("阿飞", 1, ["桃花"]), ("桃花", 1, ["阿飞"]), ("老猫", 1, ["白菜"])]
+    assert out["not_voting"] == ["老猫"] and out["outcome"]["result"] == "tie"
