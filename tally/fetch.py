@@ -5,7 +5,8 @@ the end of one answer to the start of the next request (as wget's --wait; a rese
 spaces the starts of requests running side by side); Retry-After honoured on 429/503 (seconds
 or an HTTP date) up to `max_wait`; bounded retries with exponential backoff on 5xx, connection
 errors, timeouts and cut downloads; 4xx other than 429 is never retried. Each request has a
-total `deadline` besides the per-read `timeout` (a server dripping a byte a second ends there),
+total `deadline` besides the per-read `timeout` (a server dripping a byte a second ends there,
+compressed or not: the raw body is read in pieces and decoded here, tally.content_coding),
 and a run may set its own limit (`limit_run`, `tally post`). Redirects are followed only inside
 the forum's own host (and http -> https of it); a loop, another host or more than
 MAX_REDIRECTS hops is one line. All waiting and measuring goes through `clock`. Progress shows
@@ -28,6 +29,7 @@ import requests
 import urllib3
 
 from tally import __version__, times
+from tally.content_coding import ACCEPTED, CorruptBody, CutBody, Decoder, UnknownCoding
 from tally.errors import Challenged, FloodLimit, ForumError, OutcomeUnknown, TruncatedPage
 from tally.progress import Progress, for_terminal
 
@@ -136,6 +138,7 @@ class Fetcher:
         self.run_limit = 0.0  # the run's limit in seconds, for the message
         self.session = session or requests.Session()
         self.session.headers["User-Agent"] = user_agent
+        self.session.headers["Accept-Encoding"] = ACCEPTED  # only what _read can undo
         self._hosts: dict[str, _Host] = {}
         self._hosts_lock = threading.Lock()
 
@@ -184,6 +187,9 @@ class Fetcher:
             except requests.exceptions.ConnectTimeout:
                 raise ForumError(f"{host_name}: could not connect ({self.timeout:g} s); "
                                  "nothing was posted") from None
+            except (CutBody, CorruptBody, UnknownCoding) as unread:
+                raise OutcomeUnknown(f"{host_name}: the answer to the post could not be read "
+                                     f"({unread}); it may have been posted") from None
             except (requests.Timeout, urllib3.exceptions.ReadTimeoutError):
                 raise OutcomeUnknown(f"{host_name}: no answer to the post within "
                                      f"{self.timeout:g} s; it may have been posted") from None
@@ -253,9 +259,15 @@ class Fetcher:
         except (requests.Timeout, urllib3.exceptions.ReadTimeoutError):
             raise _Retry("timed out", f" ({self.timeout:g} s each): {_public(url)}") from None
         except (requests.exceptions.ChunkedEncodingError, urllib3.exceptions.ProtocolError,
-                urllib3.exceptions.DecodeError):
-            # urllib3 enforces Content-Length: fewer bytes than announced ends up here.
+                CutBody):
+            # urllib3 enforces Content-Length: fewer bytes than announced ends up here; a
+            # compressed body that stops inside its stream was cut too.
             raise _Retry("truncated download", f": {_public(url)}", error=TruncatedPage) from None
+        except CorruptBody as corrupt:
+            raise _Retry(str(corrupt), f": {_public(url)}") from None
+        except UnknownCoding as coding:
+            raise ForumError(f"{host_name}: the answer is encoded as {coding}, which tally "
+                             f"did not ask for and cannot read: {_public(url)}") from None
         except (requests.ConnectionError, urllib3.exceptions.HTTPError) as exc:
             raise _Retry(_connection_problem(exc)) from None
         self._check_length(reply, body, url)
@@ -294,17 +306,23 @@ class Fetcher:
                          f"{_public(url)}")
 
     def _read(self, reply: requests.Response, end: float, run_end: float | None) -> bytes:
-        """The body, a piece at a time, each read bounded by the socket timeout and the whole
-        by the deadline: one byte a second never fills the page in time."""
+        """The body, a piece of raw bytes at a time, each read bounded by the socket timeout
+        and the whole by the deadline: one byte a second never fills the page in time. The raw
+        bytes are decoded here, as they come: urllib3's decoding would read on, unchecked, for
+        as long as the compressed bytes decode to nothing (issue 17)."""
+        decoder = Decoder(reply.headers.get("Content-Encoding"))
         chunks: list[bytes] = []
         raw = reply.raw
-        raw.decode_content = True  # gzip/deflate undone, as requests' own reading does
+        # The raw bytes, decoded below; said on the stream, not as read1's argument, which
+        # vcrpy's replayed stream does not take.
+        raw.decode_content = False
         while True:
             self._left(end, run_end)
             chunk = raw.read1(CHUNK)
             if not chunk:
                 break
-            chunks.append(chunk)
+            chunks.append(decoder.feed(chunk))
+        chunks.append(decoder.end())
         release = getattr(raw, "release_conn", None)  # back to the pool (keep-alive)
         if release is not None:
             release()

@@ -8,12 +8,13 @@ import socket
 import struct
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
 import requests
-from fakeclock import FakeClock
+from fakeclock import EPOCH, FakeClock
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -382,48 +383,81 @@ def test_the_delay_runs_from_the_end_of_a_slow_answer(httpserver: HTTPServer) ->
     assert clock.sleeps == pytest.approx([0.3, 0.3])
 
 
-def serve_drip(clock: FakeClock, *, announced: int = 100_000, most: int = 200) -> tuple[str, list[int]]:
-    """Headers announcing `announced` bytes, then one byte per (fake) second: the clock moves a
-    second with each byte; the server gives up after `most` bytes. Counts its connections."""
+@contextmanager
+def serve_drip(clock: FakeClock, *, announced: int = 100_000, most: int = 200,
+               head: bytes = b"", body: bytes = b"") -> Iterator[tuple[str, list[int]]]:
+    """Headers announcing `announced` bytes (`head`: more header lines), then `body` at once,
+    then one byte per (fake) second: the clock moves a second with each byte; the server gives
+    up after `most` bytes. Counts its connections; stopped when the test ends."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(4)
     connections = [0]
+    stop = threading.Event()
 
     def run() -> None:
-        with listener:
-            while True:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            connections[0] += 1
+            with conn:
+                conn.recv(65536)
                 try:
-                    conn, _ = listener.accept()
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + head
+                                 + b"Content-Length: " + str(announced).encode() + b"\r\n\r\n"
+                                 + body)
+                    for _ in range(most):
+                        if stop.is_set():
+                            break
+                        conn.sendall(b"x")
+                        clock.advance(1.0)
+                        stop.wait(0.002)
                 except OSError:
-                    return
-                connections[0] += 1
-                with conn:
-                    conn.recv(65536)
-                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: "
-                                 + str(announced).encode() + b"\r\n\r\n")
-                    try:
-                        for _ in range(most):
-                            conn.sendall(b"x")
-                            clock.advance(1.0)
-                            threading.Event().wait(0.002)
-                    except OSError:
-                        pass
+                    pass
 
-    threading.Thread(target=run, daemon=True).start()
-    return f"http://127.0.0.1:{listener.getsockname()[1]}/t", connections
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/t", connections
+    finally:
+        stop.set()
+        listener.close()
+        worker.join(5)
 
 
 def test_a_server_dripping_bytes_ends_at_the_request_deadline(sleeps: Sleeps) -> None:
     clock = FakeClock()
-    url, connections = serve_drip(clock)
     drip = Fetcher(delay=0, retries=3, timeout=5, deadline=30, clock=clock.clock)
-    with pytest.raises(ForumError) as caught:
+    with serve_drip(clock) as (url, connections), pytest.raises(ForumError) as caught:
         drip.get(url)
     assert str(caught.value) == (f"127.0.0.1: no complete answer within 30 s (the request's "
                                  f"deadline): {url}")
     assert caught.value.exit_code == EXIT_FORUM
     assert connections == [1]  # not retried: it would drip again
+
+
+# A gzip member's header whose FCOMMENT flag is set (RFC 1952 §2.3): the comment that follows
+# runs until a NUL, and yields no decoded byte however long it drips.
+GZIP_COMMENT_HEADER = b"\x1f\x8b\x08\x10\x00\x00\x00\x00\x00\xff"
+
+
+def test_a_server_dripping_a_gzipped_body_ends_at_the_request_deadline() -> None:
+    """Issue 17: urllib3's decoding reads on while the compressed bytes decode to nothing, past
+    any deadline (only the per-read timeout stopped it); the raw bytes are now read a piece at
+    a time with the deadline checked between pieces, and decoded as they come."""
+    clock = FakeClock()
+    drip = Fetcher(delay=0, retries=3, timeout=5, deadline=30, clock=clock.clock)
+    with serve_drip(clock, head=b"Content-Encoding: gzip\r\n",
+                    body=GZIP_COMMENT_HEADER) as (url, connections), \
+            pytest.raises(ForumError) as caught:
+        drip.get(url)
+    assert str(caught.value) == (f"127.0.0.1: no complete answer within 30 s (the request's "
+                                 f"deadline): {url}")
+    assert caught.value.exit_code == EXIT_FORUM
+    assert connections == [1]
+    assert 30 <= clock.monotonic() - EPOCH < 40  # stopped at the deadline, not at the 200th byte
 
 
 def test_the_runs_time_limit_stops_the_next_request(httpserver: HTTPServer) -> None:
@@ -509,6 +543,54 @@ def test_a_gzipped_page_is_read_decoded(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/t").respond_with_data(
         gzip.compress(page), headers={"Content-Encoding": "gzip"}, content_type="text/html")
     assert Fetcher(delay=0).get(httpserver.url_for("/t")).body == page
+
+
+def test_a_cut_gzipped_page_is_a_truncated_download(sleeps: Sleeps) -> None:
+    """A compressed answer without Content-Length that stops inside its gzip stream (the
+    connection closed early): it used to be read as a shorter page, exit 0."""
+    import gzip
+
+    squeezed = gzip.compress(b"<html>" + b"<div class=post>vote Bob</div>" * 400 + b"</html>")
+
+    def cut(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n"
+                     b"Connection: close\r\n\r\n" + squeezed[: len(squeezed) // 2])
+
+    url, worker = serve_raw(cut, connections=2)
+    with pytest.raises(TruncatedPage) as caught:
+        fetcher(sleeps, retries=2).get(url)
+    worker.join(5)
+    assert str(caught.value) == f"127.0.0.1: truncated download after 2 tries: {url}"
+
+
+@pytest.mark.parametrize("coding", ["deflate-zlib", "deflate-raw", "gzip-two-members"])
+def test_deflate_and_gzip_members_are_read_decoded(coding: str, httpserver: HTTPServer) -> None:
+    import gzip
+    import zlib
+
+    page = "<html>Überall ✓</html>".encode() * 200
+    if coding == "deflate-zlib":
+        body, header = zlib.compress(page), "deflate"
+    elif coding == "deflate-raw":  # no zlib wrapper, as some servers send it
+        squeeze = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+        body, header = squeeze.compress(page) + squeeze.flush(), "deflate"
+    else:
+        body, header = gzip.compress(page[:1000]) + gzip.compress(page[1000:]), "gzip"
+    httpserver.expect_request("/t").respond_with_data(
+        body, headers={"Content-Encoding": header}, content_type="text/html")
+    assert Fetcher(delay=0).get(httpserver.url_for("/t")).body == page
+
+
+def test_only_codings_tally_reads_are_asked_for_and_others_refused(
+        httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/t").respond_with_data(
+        b"\x0b\x02\x80ok\x03", headers={"Content-Encoding": "br"}, content_type="text/html")
+    with pytest.raises(ForumError) as caught:
+        Fetcher(delay=0).get(httpserver.url_for("/t"))
+    assert str(caught.value) == ("127.0.0.1: the answer is encoded as br, which tally did not "
+                                 f"ask for and cannot read: {httpserver.url_for('/t')}")
+    assert httpserver.log[0][0].headers["Accept-Encoding"] == "gzip, deflate"
+    assert len(httpserver.log) == 1  # not retried: the same answer would come again
 
 
 class Seen:
