@@ -168,8 +168,9 @@ def board_language(declared: str | None, thread: Thread) -> tuple[str | None, st
 
     known = set(syntax.PACKS) & set(i18n.languages())
     if declared:
-        if declared not in known:
-            return None, ""
+        if declared not in known:  # said in the file, so the GM checks the vote words
+            return None, (f'# CHECK: the pages say lang="{declared}", a language tally has no '
+                          "vote words for: votes are read with the preset's (see [votes])")
         return declared, f'the count\'s language: the board\'s (the pages say lang="{declared}")'
     letters = [ch for post in thread.posts for ch in post.body.own if ch.isalpha()]
     for script, code in _SCRIPT_LANGUAGES:
@@ -251,7 +252,7 @@ def _head(thread: Thread, options: InitOptions, proposal: Proposal) -> str:
               f"the rulebook: {' | '.join(sorted(rules.names()))}"),
         _line(f"timezone = {toml_string(options.zone)}", zone_note),
         *([_line(f"language = {toml_string(options.language)}", options.language_note)]
-          if options.language else []),
+          if options.language else [options.language_note] if options.language_note else []),
         "# Accounts whose edits never void a vote and who never vote; proposed: the opening poster.",
         _line(f"staff = [{toml_string(proposal.gm.author)}]", "CHECK: the GM and co-moderators"),
         "",
