@@ -214,3 +214,31 @@ def test_an_edit_notice_whose_time_does_not_read_stops_the_count() -> None:
     with pytest.raises(ForumError, match=r"post 5205: cannot read the time of its edit notice "
                                          r"'Последний раз редактировалось Carol Чт нбр 19"):
         parse(stock(1), _with_notice(notice))
+
+
+# 3.0/3.1 print the date as bare text after "by X »" in the pack's words and date format; as
+# real boards print them (fungi.pl: "czwartek, 28 lutego 2008, 21:42") and as the packs' default
+# formats give them. The first post (18:00 in the board's UTC-03:00) must read as 21:00 UTC.
+FIRST_LINE = ('<span class="responsive-hide">by <strong><a href="./memberlist.php?mode=viewprofile'
+              '&amp;u=2" style="color: #AA0000;" class="username-coloured">Ryuk</a></strong> '
+              '&raquo; </span><time datetime="2026-11-19T21:00:00+00:00">Thu Nov 19, 2026 6:00 pm'
+              '</time>')
+
+
+@pytest.mark.parametrize(("by", "shown"), [
+    ("przez", "czwartek, 19 listopada 2026, 18:00"),
+    ("von", "Do 19. Nov 2026, 18:00"),
+    ("door", "do 19 nov 2026, 18:00"),
+    ("de", "Joi 19 Noi 2026 18:00"),
+    ("tarafından", "19 Kas 2026 Per, 18:00"),
+    ("Автор", "Чт ноя 19, 2026 6:00 pm"),
+    ("napsal", "čtvrtek 19. listopadu 2026 18:00"),
+])
+def test_a_30_date_line_in_the_boards_language(by: str, shown: str) -> None:
+    data = stock(1).data.decode("utf-8")
+    assert FIRST_LINE in data
+    line = (f'<span class="responsive-hide">{by} <strong><a href="./memberlist.php?mode='
+            f'viewprofile&amp;u=2" class="username">Ryuk</a></strong> &raquo; </span>{shown}')
+    ryuk = parse(stock(1), data.replace(FIRST_LINE, line).encode("utf-8")).posts[0]
+    assert (ryuk.author, ryuk.time_text, ryuk.created_at.isoformat()) == (
+        "Ryuk", shown, "2026-11-19T21:00:00+00:00")
