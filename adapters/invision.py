@@ -217,6 +217,7 @@ _LANDMARKS: tuple[tuple[str, str, str, str], ...] = (
     # ответа в теме" (topic_no_reply_guest), IPS 4's guestCommentTeaser heading
     ("li", "class", "disabled", "guest"),
     ("h2", "class", "ipsType_pageTitle", "guest"),
+    ("h2", "class", "ipsTitle", "guest"),  # IC5 div.cGuestTeaser > h2.ipsTitle (teaser_title_reg)
 )
 _BY_TAG: dict[str, list[tuple[str, re.Pattern[str], dict[str, str]]]] = {}
 for _tag in dict.fromkeys(tag for tag, *_ in _LANDMARKS):

@@ -646,13 +646,15 @@ def test_ic5_first_post_heading_every_page_is_read_once() -> None:
     ids = [post.id for page in pages for post in page.posts]
     assert ids == [str(cid) for cid in range(70101, 70109)]
     assert [post.position for page in pages for post in page.posts] == list(range(1, 9))
+    teaser = ("a guest's view: skipped the sign-in prompt ('Создайте аккаунт или войдите для "
+              "комментирования'): not a post")
     assert pages[1].notes == (
         "page 2: the topic's first post 70101 heads the page again (Invision Community 5 "
         "'first post' layout): read on page 1",
         "page 2: skipped a block between the posts (<ul class='ipsTopicMeta'> '9 часов спустя'): "
-        "not a post")
+        "not a post", teaser)
     assert pages[0].notes == ("page 1: skipped an advertisement between the posts "
-                              "(<div class=''> 'image: Реклама'): not a post",)
+                              "(<div class=''> 'image: Реклама'): not a post", teaser)
 
 
 def test_ic5_feed_only_pages_read_the_name_and_follow_the_pagination() -> None:
