@@ -48,8 +48,9 @@ _LOGOUT = "//a[contains(@href, 'do=logout') or contains(@href, '/logout')]"
 _MEMBER_LINK = "//a[@id='user_link' or @id='elUserLink']"
 _BOARD_URL = re.compile(r"""ipb\.vars\['board_url'\]\s*=\s*['"]([^'"]+)['"]""")
 # The new post in the final URL of the redirect chain (IPB 3 #entryID / findpost p=ID / pid=ID;
-# IPS 4 comment=ID / #comment-ID).
-_NEW_POST = re.compile(r"#entry(\d+)|[?&]p=(\d+)|[?&]pid=(\d+)|[?&]comment=(\d+)|#comment-(\d+)")
+# IPS 4 comment=ID / #comment-ID; Invision Community 5's shareable URL #findComment-ID).
+_NEW_POST = re.compile(r"#entry(\d+)|[?&]p=(\d+)|[?&]pid=(\d+)|[?&]comment=(\d+)|#comment-(\d+)"
+                       r"|#findComment-(\d+)")
 _FLOOD = re.compile(r"передышк|подождите|лимит на отправку|flood|wait\s+\d+\s+seconds|"
                     r"must wait|too soon", re.IGNORECASE)
 _SECONDS = re.compile(r"(\d+)\s*(?:секунд|сек\b|seconds?)", re.IGNORECASE)

@@ -814,3 +814,18 @@ def test_a_post_above_the_feed_without_the_first_post_mark_is_not_left_out() -> 
     assert data != saved.data
     with pytest.raises(ForumError, match="a block between the posts has a post's parts but no post id"):
         ENGINE.parse_page(data, saved.ctx)
+
+
+@pytest.mark.parametrize(("url", "post"), [
+    ("https://mafia-klub.example.ru/topic/412-den-2-golosovanie/page/2/#findComment-70109", "70109"),
+    ("https://mafia-klub.example.ru/topic/412-den-2-golosovanie/?do=findComment&comment=70109", "70109"),
+    ("https://forum.mafia-virt.example.ru/topic/8812-den-4-golosovanie/page/2/#comment-81011", "81011"),
+    ("http://mafia-club.example.ru/index.php?showtopic=5120&view=findpost&p=910213", "910213")])
+def test_the_reply_finds_the_new_post_in_each_versions_redirect(url: str, post: str) -> None:
+    """Where a reply lands: IC5 redirects to the shareable URL …/page/N/#findComment-ID
+    (Comment::shareableUrl), IPS 4 to ?do=findComment&comment=ID or #comment-ID, IPB 3 to
+    view=findpost&p=ID."""
+    from tally.adapters.invision_reply import _NEW_POST
+
+    found = _NEW_POST.search(url)
+    assert found is not None and next(g for g in found.groups() if g) == post
