@@ -104,7 +104,11 @@ def read_other_threads(game: Game, source: Path | None, extra: Sequence[Path],
     if not reads_other_threads(game):
         return ()
     if source is not None:
-        return tuple(read_saved(game, None, folder, fetched_at) for folder in extra)
+        if extra and not game.extra_threads:  # nothing to hold the pages to (issue 16)
+            raise InputError(f"--from-extra {extra[0]}: the game file lists no other threads: "
+                             "add their URLs to `threads` (the folders must be pages of them)")
+        return tuple(read_saved(game, None, folder, fetched_at, game.extra_threads)
+                     for folder in extra)
     return tuple(read_online(game, url, offline, store_path) for url in game.extra_threads)
 
 
@@ -114,8 +118,10 @@ def reads_other_threads(game: Game) -> bool:
     return rules.get(game.preset).reads_other_threads
 
 
-def read_saved(game: Game, url: str | None, source: Path, fetched_at: str | None) -> Thread:
-    """--from DIR: one thread from pages a browser saved (url None: the pages say theirs)."""
+def read_saved(game: Game, url: str | None, source: Path, fetched_at: str | None,
+               one_of: Sequence[str] = ()) -> Thread:
+    """--from DIR: one thread from pages a browser saved (url None: the pages say theirs, and
+    that must be one of `one_of`'s topics when given: a --from-extra folder)."""
     from tally import adapters, saved
 
     forced, plain_url = adapters.split_forced(url) if url else (None, None)
@@ -125,7 +131,8 @@ def read_saved(game: Game, url: str | None, source: Path, fetched_at: str | None
     return saved.read_saved_pages(source, engine, zone=game.timezone, url=plain_url,
                                   fetched_at=stated, language=game.board.language,
                                   per_page=game.board.per_page,
-                                  floor_names=game.board.floor_names)
+                                  floor_names=game.board.floor_names,
+                                  one_of=[adapters.split_forced(other)[1] for other in one_of])
 
 
 def read_warc(game: Game, url: str, path: Path) -> Thread:

@@ -66,6 +66,8 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
     """Judge day `day` as the thread stood at `as_of` or right after the post `up_to_post`;
     `others`: the game's other threads, for the preset's activity count (R10)."""
     at = cut(thread, game, day, as_of, up_to_post)
+    for other in others:  # R10 counts the day's posts there: a hole could hide one
+        require_pages(other, at.day.start, at.point, "a post of the day")
     extractor = Extractor(game, at.preset.syntax)
     ballots = [extractor.ballot(p) for p in at.posts]
     elsewhere = other_threads(others, thread, at.day, at.point)
@@ -114,14 +116,21 @@ def require_whole(thread: Thread, day: Day, point: datetime) -> None:
     """A count is final only over a whole thread (issue 16): a page missing inside the day's
     window (a crawl killed midway, a page not saved) could hold a vote. A hole whose posts all
     precede the day's start, or all follow the as-of point, cannot change the count."""
+    require_pages(thread, day.start, point, "a vote")
+
+
+def require_pages(thread: Thread, start: datetime | None, point: datetime, what: str) -> None:
+    """No page of `thread` missing between `start` (None: the thread's beginning) and `point`:
+    `what` (a vote, a post the activity count needs) could be on it. The counted thread, the
+    game's other threads (R10) and the trigger report (over the whole thread) alike."""
     holes = [gap.number for gap in thread.missing
-             if not (gap.before is not None and gap.before < day.start)
+             if not (start is not None and gap.before is not None and gap.before < start)
              and not (gap.after is not None and gap.after > point)]
     if holes:
         of = thread.missing[0].of
         pages = "page" if len(holes) == 1 else "pages"
         raise InputError(f"{pages} {', '.join(map(str, holes))} of {of} missing from what was "
-                         f"read of {thread.url}: a vote could be on it; read the thread again "
+                         f"read of {thread.url}: {what} could be on it; read the thread again "
                          "(or save the missing page) and count again")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urljoin
@@ -35,10 +36,13 @@ def read_saved_pages(
     per_page: int | None = None,
     floor_names: tuple[str, ...] = (),
     check_saved: bool = True,
+    one_of: Sequence[str] = (),
 ) -> Thread:
     """A thread from browser-saved pages, one file per page, in any order, duplicates allowed.
     `check_saved=False`: a post seemingly written after the save time is let through (`tally
-    init`'s first reading, in a zone not yet known)."""
+    init`'s first reading, in a zone not yet known). `one_of`, with no `url`: the thread URLs
+    the pages may be of (the game file's `threads`, for a --from-extra folder); the topic the
+    pages state must be one of theirs, and that one is the thread's URL."""
     files = _saved_files(Path(directory))
     if fetched_at is not None:
         _not_in_the_future(fetched_at)
@@ -65,7 +69,9 @@ def read_saved_pages(
         where[id(page)] = path
     assert engine is not None  # there is at least one file, and each one sets or keeps it
     if url is None:  # no game URL to hold them to: the pages must at least agree (issue 16)
-        _one_topic(pages, where)
+        topic = _one_topic(pages, where)
+        if one_of:
+            url = _thread_of_topic(engine, topic, one_of, pages, where)
     return assemble(pages, url or _thread_url(pages), engine.name)
 
 
@@ -119,17 +125,35 @@ def _not_in_the_future(fetched_at: datetime) -> None:
                          f"{current:%Y-%m-%d %H:%M} UTC): the save time is wrong")
 
 
-def _one_topic(pages: list[tuple[Page, datetime]], where: dict[int, Path]) -> None:
-    """Pages of one topic: the topic most pages state is the thread, any other page is stray."""
+def _one_topic(pages: list[tuple[Page, datetime]], where: dict[int, Path]) -> str | None:
+    """Pages of one topic: the topic most pages state is the thread, any other page is stray.
+    The topic, or None when no page states one."""
     stated = Counter(page.thread_id for page, _ in pages if page.thread_id is not None)
-    if len(stated) < 2:
-        return
+    if not stated:
+        return None
     topic = stated.most_common(1)[0][0]
     for page, _ in pages:
         try:
             of_topic(page, topic)
         except WrongThread as exc:
             raise WrongThread(f"{where[id(page)]}: {exc}") from None
+    return topic
+
+
+def _thread_of_topic(engine: Engine, topic: str | None, urls: Sequence[str],
+                     pages: list[tuple[Page, datetime]], where: dict[int, Path]) -> str | None:
+    """The URL among `urls` whose topic the pages state (issue 16: a folder of another topic
+    given with --from-extra would add its posts to the activity count, R10). Pages that state
+    no topic are taken as they are."""
+    if topic is None:
+        return None
+    wanted = {engine.topic_id(url): url for url in urls}
+    if topic in wanted:
+        return wanted[topic]
+    page = min((page for page, _ in pages if page.thread_id == topic), key=lambda p: p.number)
+    named = " or ".join(sorted({str(t) for t in wanted if t is not None})) or "?"
+    raise WrongThread(f"{where[id(page)]}: page {page.number} is from topic {topic}, not "
+                      f"{named} (the game file's threads)")
 
 
 def _saved_files(directory: Path) -> list[Path]:

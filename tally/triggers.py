@@ -21,6 +21,9 @@ def judge_thread(thread: Thread, game: Game) -> Judged:
     last = None
     first = game.days[0]
     point = thread.fetched_at or times.now()
+    # The conditions read the whole thread (floors, first posts, who posted): a missing page
+    # could hold the post that meets one (issue 16), whatever the day.
+    engine.require_pages(thread, None, point, "a post a trigger reads")
     if point > first.deadline:  # round one is over: its last valid vote is known (T4)
         last = last_valid_vote(engine.count(thread, game, first.number, as_of=point).verdicts)
     return judge_triggers(posts, voters, game, last)
