@@ -30,13 +30,13 @@ from typing import Literal
 from tally.assemble import is_last_page
 from tally.crawl import Sighting
 from tally.game import Game
-from tally.model import Action, EditMarker, Post, Tally
+from tally.model import Action, EditMarker, Post, Tally, msg, msg_clauses
 
 Kind = Literal["silent_edit", "edit_marker", "deleted", "inserted", "restored"]
 Timing = Literal["before", "after", "around", "unproven"]
 DescribeVote = Callable[[Post], str | None]  # "vote Dan", "unvote"; None: not a vote post
 
-ABSENT = "(not shown: this fetch covers the post's place in the thread and lacks it)"
+ABSENT = msg("(not shown: this fetch covers the post's place in the thread and lacks it)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,11 @@ class Copy:
     @property
     def text(self) -> str:
         return post_text(self.post) if self.post is not None else ABSENT
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """`text` line by line, each a message the audit translates (issue 14)."""
+        return post_lines(self.post) if self.post is not None else (ABSENT,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,23 +92,31 @@ class Change:
     def headline(self) -> str:
         flag = ""
         if self.flagged:
-            flag = ("; vote post changed after the deadline" if self.timing == "after" else
-                    "; vote post: the copy fetched after the deadline differs from the last one "
-                    "before it")
+            flag = (msg("vote post changed after the deadline") if self.timing == "after" else
+                    msg("vote post: the copy fetched after the deadline differs from the last one "
+                        "before it"))
         if self.timing == "unproven" and self.is_vote_post:
-            flag = "; vote post, no copy from before the deadline"
-        return f"{self.what}{flag}"
+            flag = msg("vote post, no copy from before the deadline")
+        return msg_clauses(self.what, flag)
 
 
 def post_text(post: Post) -> str:
     """A copy's text as the audit shows it: quotes marked, the edit marker and deletion noted."""
-    lines = [f"> {q.author or 'someone'} wrote: {' '.join(q.text.split())}" for q in post.body.quotes]
+    return "\n".join(post_lines(post))
+
+
+def post_lines(post: Post) -> tuple[str, ...]:
+    """`post_text`'s lines: the forum's text as it is, tally's markers as messages."""
+    lines: list[str] = [
+        msg("> {author} wrote: {text}", author=q.author, text=" ".join(q.text.split()))
+        if q.author else msg("> someone wrote: {text}", text=" ".join(q.text.split()))
+        for q in post.body.quotes]
     lines += post.body.own.splitlines() or [""]
     if post.edit is not None:
-        lines.append(f"[edit marker: {post.edit.text}]")
+        lines.append(msg("[edit marker: {marker}]", marker=post.edit.text))
     if post.deleted:
-        lines.append("[shown as deleted]")
-    return "\n".join(lines)
+        lines.append(msg("[shown as deleted]"))
+    return tuple(lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,27 +254,32 @@ def _change(earlier: list[_Run], now: _Run, cutoff: datetime,
 
 def _classify(was: Post | None, now: Post | None, shown_before: bool) -> tuple[Kind, str]:
     if now is None:
-        return "deleted", "vanished: a later fetch of its place no longer shows it (deleted or hidden)"
+        return "deleted", msg("vanished: a later fetch of its place no longer shows it (deleted or "
+                              "hidden)")
     if was is None:
         if shown_before:
-            return "restored", "shown again after it had vanished (restored)"
-        return ("inserted", "appeared late in the middle of the thread: an earlier fetch of its "
-                "place lacked it (approved later, or a deletion undone)")
+            return "restored", msg("shown again after it had vanished (restored)")
+        return ("inserted", msg("appeared late in the middle of the thread: an earlier fetch of "
+                                "its place lacked it (approved later, or a deletion undone)"))
     if now.deleted != was.deleted:
         if now.deleted:
-            return "deleted", "now shown as deleted"
-        return "restored", "no longer shown as deleted (restored)"
+            return "deleted", msg("now shown as deleted")
+        return "restored", msg("no longer shown as deleted (restored)")
     if _marker(now.edit) != _marker(was.edit):
-        same = "; text unchanged" if _state(_unmarked(now)) == _state(_unmarked(was)) else ""
+        same = msg("text unchanged") if _state(_unmarked(now)) == _state(_unmarked(was)) else ""
         if was.edit is None:
             assert now.edit is not None
-            return "edit_marker", f"edit marker appeared: '{now.edit.text}'{same}"
-        if now.edit is None:
-            return "edit_marker", f"edit marker disappeared (was '{was.edit.text}'){same}"
-        return "edit_marker", f"edit marker changed: '{was.edit.text}' -> '{now.edit.text}'{same}"
+            what = msg("edit marker appeared: '{marker}'", marker=now.edit.text)
+        elif now.edit is None:
+            what = msg("edit marker disappeared (was '{marker}')", marker=was.edit.text)
+        else:
+            what = msg("edit marker changed: '{was}' -> '{now}'", was=was.edit.text,
+                       now=now.edit.text)
+        return "edit_marker", msg_clauses(what, same)
     if now.edit is None:
-        return "silent_edit", "text changed, no edit marker"
-    return "silent_edit", f"text changed, edit marker unchanged ('{now.edit.text}')"
+        return "silent_edit", msg("text changed, no edit marker")
+    return "silent_edit", msg("text changed, edit marker unchanged ('{marker}')",
+                              marker=now.edit.text)
 
 
 def _unmarked(post: Post) -> Post:
@@ -281,26 +299,31 @@ def _timing(was: _Run, now: _Run, post: Post, cutoff: datetime) -> Timing:
 
 
 def _with_note(change: Change) -> Change:
-    vote_then, vote_now = change.vote_before or "no vote", change.vote_after or "no vote"
+    vote_then = change.vote_before or msg("no vote")
+    vote_now = change.vote_after or msg("no vote")
     if change.after.post is None:
-        vote_now = "not shown"
+        vote_now = msg("not shown")
     if change.before.post is None:
-        vote_then = "not shown"
-    note = ""
+        vote_then = msg("not shown")
+    note: str = ""
     if change.posted_late:  # nothing of it stood at the deadline: only say when it changed
-        note = "posted after the deadline" + ("" if change.timing == "before" else
-                                              "; changed after the deadline too")
+        note = (msg("posted after the deadline") if change.timing == "before" else
+                msg("posted after the deadline; changed after the deadline too"))
+    elif change.timing == "after" and not change.is_vote_post:
+        note = msg("changed after the deadline")
     elif change.timing == "after":
-        same = " (the same vote)" if vote_then == vote_now else ""
-        note = (f"changed after the deadline: at the deadline {vote_then}; after it {vote_now}{same}"
-                if change.is_vote_post else "changed after the deadline")
+        note = (msg("changed after the deadline: at the deadline {then}; after it {now} (the same "
+                    "vote)", then=vote_then, now=vote_now) if vote_then == vote_now else
+                msg("changed after the deadline: at the deadline {then}; after it {now}",
+                    then=vote_then, now=vote_now))
     elif change.timing == "around":
-        note = ("changed between the last fetch before the deadline and the first after it: "
-                f"before {vote_then}; after {vote_now}" if change.is_vote_post else
-                "changed between the last fetch before the deadline and the first after it")
+        note = (msg("changed between the last fetch before the deadline and the first after it: "
+                    "before {then}; after {now}", then=vote_then, now=vote_now)
+                if change.is_vote_post else
+                msg("changed between the last fetch before the deadline and the first after it"))
     elif change.timing == "unproven":
-        note = ("no copy was fetched before the deadline: the evidence cannot show this post as "
-                "it stood then")
+        note = msg("no copy was fetched before the deadline: the evidence cannot show this post as "
+                   "it stood then")
     return replace(change, note=note)
 
 
@@ -313,11 +336,11 @@ def describe_actions(actions: Iterable[Action]) -> str | None:
     words: list[str] = []
     for action in actions:
         if action.kind == "vote":
-            words.append(f"vote {action.target}" if action.target
-                         else f"vote '{action.written}' (no player)")
+            words.append(msg("vote {player}", player=action.target) if action.target
+                         else msg("vote '{written}' (no player)", written=action.written))
         else:
-            words.append("unvote" if action.kind == "unvote" else "no elimination")
-    return ", ".join(words) or None
+            words.append(msg("unvote") if action.kind == "unvote" else msg("no elimination"))
+    return msg("{actions}", actions=tuple(words)) if words else None
 
 
 # ---------------------------------------------------------------------------------------------

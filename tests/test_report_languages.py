@@ -371,3 +371,25 @@ def test_the_chinese_page_writes_full_width_punctuation(tmp_path: Path) -> None:
     assert ascii_beside_chinese(lxml.html.fromstring(
         "<ul><li><strong>Lestrade</strong>: 投给 Moriarty</li><h2>无效票 (2)</h2></ul>")) == [
         ": 投给 Moriarty", "无效票 (2)"]
+
+
+@pytest.mark.parametrize("lang,change,note,absent", [
+    ("es", "F2 mensaje 5012 de Alice (#12): el texto cambió, sin marca de edición; mensaje con voto; "
+     "la copia descargada después del cierre difiere de la última de antes",
+     "    cambió entre la última descarga antes del cierre y la primera después: antes, vota a Bob; "
+     "después, vota a Dan",
+     "    | (no aparece: esta descarga cubre el lugar del mensaje en el tema y no lo tiene)"),
+    ("zh", "F2 Alice 的帖子 5012（#12）：内容改变，没有编辑标记；投票帖：截止后抓取的副本与截止前最后一份不同",
+     "    在截止前最后一次抓取与截止后第一次抓取之间被修改：之前为投 Bob；之后为投 Dan",
+     "    | （未显示：这次抓取覆盖了该帖在主题中的位置，但其中没有它）"),
+])
+def test_the_audits_forensics_in_the_games_language(kira_store: Path, lang: str, change: str,
+                                                    note: str, absent: str) -> None:
+    """What the snapshot store's comparison found (a vote post changed with no edit notice, a
+    post that vanished), in the audit's language; the forum's own text stays as it was."""
+    out = run("audit", KIRA_GAME, "--offline", "--store", kira_store, "--lang", lang,
+              env={"TALLY_NOW": "2016-01-18T03:25:00Z"})
+    lines = out.splitlines()
+    assert change in lines and note in lines and absent in lines
+    assert "    | vote: Dan" in lines  # the post's own words
+    assert untranslated(out, lang) == []

@@ -165,7 +165,8 @@ def _copy_lines(side: str, which: str, copy: Copy, zone: str, t: Lang) -> list[s
     lines = ["  " + t._("{side}: {which}, {clocks}, page {page}, version {version}", side=side,
                         which=which, clocks=_both_clocks(copy.fetched_at, zone, t),
                         page=copy.page, version=copy.version)]
-    return lines + [f"    | {line}".rstrip() for line in copy.text.splitlines()]
+    return lines + [f"    | {line}".rstrip()
+                    for said in copy.lines for line in t.text(said).splitlines()]
 
 
 def _both_clocks(at: datetime, zone: str, t: Lang) -> str:
