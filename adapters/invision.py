@@ -1,4 +1,5 @@
-"""Invision Power Board: IPB 3.x and IPS 4.x, detected from the page (FORUMS.md section 5).
+"""Invision Power Board: IPB 3.x, IPS 4.x and Invision Community 5, detected from the page
+(FORUMS.md section 5).
 
 Both versions serve many boards; the Russian virtual-mafia board of the rulebooks runs IPB 3.4
 (rulebooks/mafia-virtual.ru.txt: "Отправлено 09 October 2017 - 23:20").
@@ -11,6 +12,11 @@ compiled XPath queries, each asked once per post. The versions differ in:
 - IPS 4.x (5.2): `article#elComment_{id}`, `<time datetime>` in UTC, body
   `div[data-role=commentContent]`, edit line "Изменено … пользователем X" / "Edited … by X",
   pagination `ul.ipsPagination[data-pages]`; positions are counted from the page offset.
+- Invision Community 5 keeps IPS 4's `article#elComment_{id}` and commentContent; the rest is
+  found by the IPS 4 markup's fallbacks (`a.ipsUsername`, `div.ipsEntry__meta` time,
+  `li.ipsPagination__active`). Its "first post" layout repeats the topic's first post above
+  the feed on every page: read on page 1 only (`_featured_first_post`).
+- IP.Board 1.x/2.x (posts as table rows around `div.postcolor`) is recognised and refused.
 
 What sits between the posts and is not one (the board's ad code, IPS 4's advertisement blocks,
 the guest sign-in prompt) is skipped and said in Page.notes, which reach the audit's "Reading

@@ -829,3 +829,33 @@ def test_the_reply_finds_the_new_post_in_each_versions_redirect(url: str, post: 
 
     found = _NEW_POST.search(url)
     assert found is not None and next(g for g in found.groups() if g) == post
+
+
+def test_ic5_classic_layout_reads_the_author_column() -> None:
+    """The "classic" post layout (postContainer: forums_post 'classic') adds the author column
+    aside.ipsEntry__author-column, with an online dot inside h3.ipsEntry__username and the
+    group as div.ipsEntry__group, before the post header: the same names and ids are read."""
+    saved = casefiles.load_case(IC5).pages[1]
+    column = ('<aside data-ips-hook="topicAuthorColumn" class="ipsEntry__author-column">'
+              '<div data-ips-hook="postUserPhoto" class="ipsAvatarStack"></div>'
+              '<h3 data-ips-hook="postUsername" class="ipsEntry__username"><span class="ipsOnline" '
+              'data-ipstooltip title="Сейчас на сайте"></span>{link}</h3>'
+              '<div data-ips-hook="postUserGroup" class="ipsEntry__group">Игроки</div>'
+              '<ul data-ips-hook="postUserStats" class="ipsEntry__authorStats ipsEntry__authorStats--minimal">'
+              '<li data-i-el="posts"><span><span data-i-el="number">154</span>'
+              '<span data-i-el="label">сообщения</span></span></li></ul></aside>\n')
+    text = saved.data.decode()
+    posts = re.findall(r'(<article data-ips-hook="postWrapper" id="elComment_\d+" class="\s*'
+                       r'ipsEntry js-ipsEntry  ipsEntry--)simple(.*?>)\n(<aside)', text, re.DOTALL)
+    assert len(posts) == 4  # the header's first post and the three of the feed
+    classic = re.sub(
+        r'(<article data-ips-hook="postWrapper" id="elComment_\d+" class="\s*ipsEntry js-ipsEntry  '
+        r'ipsEntry--)simple(.*?>)\n(<aside.*?<h3 data-ips-hook="postUsername" class="ipsEntry__username">'
+        r'\s*(<a [^>]*class="ipsUsername"[^>]*>[^<]*</a>))',
+        lambda m: f"{m.group(1)}post{m.group(2)}\n{column.format(link=m.group(4))}{m.group(3)}",
+        text, flags=re.DOTALL)
+    assert classic.count("ipsEntry__author-column") == 4
+    page = ENGINE.parse_page(classic.encode(), saved.ctx)
+    assert _reading(page) == _reading(ENGINE.parse_page(saved.data, saved.ctx))
+    assert [(p.author, p.author_id) for p in page.posts] == [
+        ("Азазелло", "18"), ("Гелла", "40"), ("Воланд", "14")]
