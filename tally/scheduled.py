@@ -218,13 +218,30 @@ class _Run:
 
     def count(self) -> _Counted:
         game = self.game
-        day = counting.pick_day(game, self.options.day, times.now())
+        day = self.options.day if self.options.day is not None else self.closing_day()
+        day = counting.pick_day(game, day, times.now())
         engine, url = crawl.engine_for(game.day(day).thread_url or game.thread_url,
                                        game.board.engine)
         counted = counting.count_stored(game, day, self.store, command="post",
                                         fetcher=self.limited(self.network.reader()), bar=False)
         assert counted.main is not None  # read through the store
         return _Counted(counted.main, counted.tally, day, url, engine.name)
+
+    def closing_day(self) -> int | None:
+        """Back-to-back days (K1, R1: the next day opens as one closes): right after a deadline
+        the day whose window holds now is already the next one, and the final count of the day
+        that just closed was never posted ("nothing to post: no votes yet in day 2", qa). The
+        last closed day this bot posted in without its final count yet, if any."""
+        now = times.now()
+        closed = [d for d in self.game.days if d.deadline < now]
+        if not closed or not self.game.posting.at_deadline:
+            return None
+        day = max(closed, key=lambda d: d.deadline)
+        engine, url = crawl.engine_for(day.thread_url or self.game.thread_url,
+                                       self.game.board.engine)
+        rows = [r for r in self.store.posted(engine.thread_key(url), day.number)
+                if r.state == "posted"]
+        return day.number if rows and not any(r.summary.get("final") for r in rows) else None
 
     def settle_interrupted(self, counted: _Counted) -> None:
         """A 'sending' row: the reply went out and no outcome was written (a crash, a lost

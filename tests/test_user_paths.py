@@ -287,3 +287,34 @@ def test_a_tally_now_without_an_offset_names_the_variable(monkeypatch: pytest.Mo
     assert result.exit_code == 3
     assert result.stderr == ("tally: error: TALLY_NOW: ISO 8601 time without an offset: "
                              "'2016-01-18T03:10:00' (e.g. TALLY_NOW=2026-01-15T11:00:00+01:00)\n")
+
+
+# A GM whose cron posts the count, on a game whose days run back to back (K1: 03:00:00 to
+# 02:59:59 UTC; R1: 22:00 to 21:00): right after a deadline the day whose window holds now is
+# already the next one. Before: the run at 22:05 said "nothing to post: no votes yet in day 2"
+# (exit 6), and the final count of day 1, with the vote cast at 21:50, was never posted.
+def test_cron_posts_the_final_count_of_a_day_when_the_next_day_opens_at_its_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from fakephpbb import FakePhpBB, as_cron, now_at, run_post, write_game
+
+    as_cron(monkeypatch)
+    with FakePhpBB() as board:
+        now_at(monkeypatch, "2026-01-15 10:00", "+01:00")
+        board.add_post("Moderator", "Day 1 starts now. Vote with: vote: Name")
+        game = write_game(tmp_path, board.url, extra=(
+            '[[days]]\nnumber = 2\nstart = "2026-01-17 22:00"\ndeadline = "2026-01-19 22:00"\n'))
+        now_at(monkeypatch, "2026-01-17 21:00", "+01:00")
+        board.add_post("Alice", "vote: Bob")
+        assert run_post(game).exit_code == 0  # first count of day 1
+        now_at(monkeypatch, "2026-01-17 21:50", "+01:00")
+        board.add_post("Carol", "vote: Bob")
+        now_at(monkeypatch, "2026-01-17 22:05", "+01:00")
+        final = run_post(game)
+        assert final.exit_code == 0, final.output
+        assert final.stdout.endswith(": the deadline passed: final count\n")
+        last = board.bot_posts()[-1].html
+        assert "Final vote count, day 1" in last and "Bob</strong> (2" in last
+        now_at(monkeypatch, "2026-01-17 22:10", "+01:00")
+        after = run_post(game)  # day 1 is done: the bot follows day 2
+        assert (after.exit_code, after.stdout) == (6, "nothing to post: no votes yet in day 2\n")
+        assert len(board.bot_posts()) == 2
