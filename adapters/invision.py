@@ -387,7 +387,9 @@ _CITATION = re.compile(
     r"|Quote\s*\((?P<old_en>[^@)]+?)\s*(?:@[^)]*)?\)"
     r"|(?P<name>.+?)(?:,\s+on\s+.+?,|\s+\(.+?\))?\s+(?:сказал|писал|said|wrote)\w*\s*:?)",
     re.DOTALL)
-_SPOILER_CLASSES = frozenset(("spoiler", "bbc_spoiler", "ipsSpoiler"))
+# IPB 3's div.bbc_spoiler holds input.bbc_spoiler_show and div.bbc_spoiler_wrapper; skins that
+# drop the outer div (forum.worldoftanks.eu, IPB 3.4) leave the wrapper as the spoiler
+_SPOILER_CLASSES = frozenset(("spoiler", "bbc_spoiler", "bbc_spoiler_wrapper", "ipsSpoiler"))
 # A quote's caption printed before it, outside it: IPB 2 div.quotetop, IPB 3.0-3.2 p.citation
 _CAPTION_CLASSES = frozenset(("quotetop", "citation"))
 

@@ -859,3 +859,58 @@ def test_ic5_classic_layout_reads_the_author_column() -> None:
     assert _reading(page) == _reading(ENGINE.parse_page(saved.data, saved.ctx))
     assert [(p.author, p.author_id) for p in page.posts] == [
         ("Азазелло", "18"), ("Гелла", "40"), ("Воланд", "14")]
+
+
+# ---------------------------------------------------------------------------------------------
+# A custom IPB 3.4 skin: the structure of forum.worldoftanks.eu's topic pages (2022) as a
+# scraper project's notes quote them: div.post_block__colored.post_block, the author as plain
+# text in span.author (no profile link), the date in h3 (span.posted_info, not p), the "#n"
+# link to page__pid__N#entryN, and spoilers as input.bbc_spoiler_show + div.bbc_spoiler_wrapper
+# without IPB's outer div.bbc_spoiler. Invented content.
+
+_WOT_POST = """
+<div class='post_block__colored post_block hentry clear clearfix ' id='post_id_{pid}'>
+<div itemscope itemtype="http://schema.org/UserComments" class='post_wrap' >
+    <h3 class='row2'>
+            <span itemprop="creator name" class="author vcard b-author b-author">{author}
+                <span class='b-author_shadow'></span>
+            </span>
+        <span class='post_id right ipsType_small desc blend_links'>
+                <a itemprop="replyToUrl" href='http://forum.example.eu/index.php?/topic/7841-day-2-vote/page__pid__{pid}#entry{pid}' rel='bookmark' title='Day 2 voteLink to post #{n}'>
+            #{n}
+            </a>
+        </span>
+        <span class='posted_info b-posted_info desc lighter ipsType_small'>
+            Posted <abbr class="published" itemprop="commentTime" title="{iso}">{shown}</abbr>
+        </span>
+    </h3>
+    <div class='author_info'><div class='user_details'><ul class='basic_info'><li class='group_title'>Players</li></ul></div></div>
+    <div class='post_body'>
+        <div itemprop="commentText" class='post entry-content '>
+           {body}
+        </div>
+    </div>
+</div>
+</div>"""
+
+
+def test_ipb3_custom_skin_without_the_outer_spoiler_div() -> None:
+    posts = "".join(_WOT_POST.format(pid=pid, author=author, n=n, iso=iso, shown=shown, body=body)
+                    for pid, author, n, iso, shown, body in [
+        ("18962124", "Alice", 1, "2022-05-11T15:30:00+00:00", "11 May 2022 - 04:30 PM", "Day 2 starts."),
+        ("18962125", "Nishi_Kinuyo", 2, "2022-05-11T15:41:01+00:00", "11 May 2022 - 04:41 PM",
+         '<input type="button" class="bbc_spoiler_show" value="Show "><div class="bbc_spoiler_wrapper">'
+         '<div class="bbc_spoiler_content" style="display:none;">vote: Bob</div></div><br />vote: Carol')])
+    data = ("<!DOCTYPE html><html><head><title>Day 2 vote - Games - Example forum</title><script>"
+            "ipb.vars['board_url'] = 'http://forum.example.eu';</script></head><body id='ipboard_body'>"
+            f"{posts}</body></html>").encode()
+    page = ENGINE.parse_page(data, PageContext(
+        url="http://forum.example.eu/index.php?/topic/7841-day-2-vote/",
+        fetched_at=datetime(2022, 5, 12, tzinfo=UTC), zone="Europe/London"))
+    post = page.posts[1]
+    assert (post.id, post.position, post.author, post.author_id) == ("18962125", 2, "Nishi_Kinuyo", None)
+    assert post.created_at == datetime(2022, 5, 11, 15, 41, 1, tzinfo=UTC)
+    assert post.permalink == ("http://forum.example.eu/index.php?/topic/7841-day-2-vote/"
+                              "page__pid__18962125#entry18962125")
+    assert post.body.own == "vote: Carol" and post.body.spoilers == ("vote: Bob",)
+    assert page.thread_id == "7841"
