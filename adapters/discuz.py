@@ -187,7 +187,9 @@ def _classify(element: HtmlElement) -> Aside | None:
         return "drop"  # the edit marker: read on its own (FORUMS.md §4.1)
     if tag == "ignore_js_op":
         return "drop"  # attachment boxes and their tooltips
-    if tag == "h2" or (tag == "span" and {"grey", "quote"} <= class_set(element)):
+    parent = element.getparent() if tag == "h2" else None
+    if (parent is not None and _has(parent, "message")) or (
+            tag == "span" and {"grey", "quote"} <= class_set(element)):
         # touch: a reply's subject above its message; the "warned" notice (warn_get)
         return "drop"
     if tag == "font" or tag == "span":
