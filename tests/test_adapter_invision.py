@@ -914,3 +914,23 @@ def test_ipb3_custom_skin_without_the_outer_spoiler_div() -> None:
                               "page__pid__18962125#entry18962125")
     assert post.body.own == "vote: Carol" and post.body.spoilers == ("vote: Bob",)
     assert page.thread_id == "7841"
+
+
+def test_ic5_ignored_user_is_read_from_the_hidden_post_and_noted() -> None:
+    """postContainer: for a user the viewer ignores IC5 prints div.ipsEntry--ignored ("Вы
+    игнорируете сообщения %s.") before the post's anchors and hides the post (ipsHide)."""
+    saved = casefiles.load_case(IC5).pages[1]
+    anchor = b'<a id="findComment-70107"></a>'
+    placeholder = ('<div class="ipsEntry ipsEntry--ignored" id="elIgnoreComment_70107" '
+                   'data-ignorecommentid="elComment_70107" data-ignoreuserid="40">Вы игнорируете '
+                   'сообщения Гелла. <button type="button" id="elIgnoreComment_70107" popovertarget='
+                   '"elIgnoreComment_70107_menu" data-action="ignoreOptions" title="Параметры">Параметры'
+                   '</button></div>\n').encode()
+    hidden = b'id="elComment_70107" class="\n\t\tipsEntry js-ipsEntry  ipsEntry--simple '
+    assert anchor in saved.data and hidden in saved.data
+    data = saved.data.replace(anchor, placeholder + anchor, 1).replace(hidden, hidden + b"ipsHide ", 1)
+    page = ENGINE.parse_page(data, saved.ctx)
+    assert _reading(page) == _reading(ENGINE.parse_page(saved.data, saved.ctx))
+    assert ("page 2: post 70107 by Гелла is collapsed for the viewer (an ignored user); read from "
+            "the page") in page.notes
+    assert not any("Вы игнорируете" in note for note in page.notes)
