@@ -587,6 +587,8 @@ class PageReader:
         for number, error in unreadable.items():
             if number not in readable:  # no version of this page can be read: no thread
                 raise error
+        if self.topic is None:  # a URL naming no topic (phpBB's ?p=): the first read pins it
+            first_stated(pages)
         thread = assemble(pages, url, self.engine.name)
         newest_fetch = max(version.fetched_at for version in stored)
         thread = replace(thread, fetched_at=newest_fetch, notes=thread.notes + tuple(notes))
@@ -626,6 +628,20 @@ def of_topic(page: Page, topic: str | None) -> Page:
         raise WrongThread(f"page {page.number} is from topic {page.thread_id}, not {topic} "
                           f"({page.url})")
     return page
+
+
+def first_stated(pages: Iterable[tuple[Page, datetime]]) -> str | None:
+    """The topic the earliest fetched page states, every other page held to it (issue 16): a
+    thread URL that names no topic (a post link, phpBB's ?p=) is still one thread. None when no
+    page states a topic."""
+    stated = sorted(((at, page) for page, at in pages if page.thread_id is not None),
+                    key=lambda item: (item[0], item[1].number))
+    if not stated:
+        return None
+    topic = stated[0][1].thread_id
+    for _, page in stated:
+        of_topic(page, topic)
+    return topic
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,9 +68,11 @@ def read_saved_pages(
         pages.append((page, at))
         where[id(page)] = path
     assert engine is not None  # there is at least one file, and each one sets or keeps it
-    if url is None:  # no game URL to hold them to: the pages must at least agree (issue 16)
+    if url is None or engine.topic_id(url) is None:
+        # No topic to hold them to (no game URL, or a post link such as phpBB's ?p=): the pages
+        # must at least agree (issue 16).
         topic = _one_topic(pages, where)
-        if one_of:
+        if one_of and url is None:
             url = _thread_of_topic(engine, topic, one_of, pages, where)
     return assemble(pages, url or _thread_url(pages), engine.name)
 
