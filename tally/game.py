@@ -173,6 +173,15 @@ class Game:
 # Loading
 
 
+def _not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
+    """What an editor saved instead of UTF-8, and where (issue 16: say what the file is)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "1: the file is saved as UTF-16 (Notepad's \"Unicode\"); save it as UTF-8"
+    line = data[:exc.start].count(b"\n") + 1
+    return (f"{line}: not UTF-8 (byte 0x{data[exc.start]:02x}: saved as Latin-1 or "
+            "Windows-1252?); save the file as UTF-8")
+
+
 def load(path: str | Path) -> Game:
     """Read and check a game file. The preset's name, its event kinds and its options are the
     preset's to check (rules.for_game), with the lines recorded here: this module knows no
@@ -183,7 +192,9 @@ def load(path: str | Path) -> Game:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise GameFileError(f"{path}: no such game file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise GameFileError(f"{path}:{_not_utf8(path.read_bytes(), exc)}") from None
+    except OSError as exc:
         raise GameFileError(f"{path}: cannot read the game file: {exc}") from None
     return loads(text, path)
 

@@ -318,3 +318,19 @@ def test_cron_posts_the_final_count_of_a_day_when_the_next_day_opens_at_its_dead
         after = run_post(game)  # day 1 is done: the bot follows day 2
         assert (after.exit_code, after.stdout) == (6, "nothing to post: no votes yet in day 2\n")
         assert len(board.bot_posts()) == 2
+
+
+@pytest.mark.parametrize("encoding,said", [
+    ("utf-16", ":1: the file is saved as UTF-16 (Notepad's \"Unicode\"); save it as UTF-8\n"),
+    ("cp1252", ":4: not UTF-8 (byte 0xe9: saved as Latin-1 or Windows-1252?); save the file as "
+               "UTF-8\n"),
+])
+def test_a_game_file_not_saved_as_utf8_says_what_it_is(tmp_path: Path, encoding: str, said: str):
+    # Before: "cannot read the game file: 'utf-8' codec can't decode byte 0xff in position 0".
+    text = (KIRA / "game.toml").read_text("utf-8").replace('title = "Kira, game 3"',
+                                                           'title = "Kira, partie 3, été"')
+    game = tmp_path / "game.toml"
+    game.write_bytes(text.encode(encoding))
+    result = run("count", game, "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
+    assert result.exit_code == 3
+    assert result.stderr == f"tally: error: {game}{said}"
