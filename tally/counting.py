@@ -17,7 +17,7 @@ from tally import times
 from tally.errors import GameFileError, InputError, UsageError
 from tally.game import Game
 from tally.model import Tally, Thread
-from tally.progress import pages_bar
+from tally.progress import judging_bar, pages_bar
 
 if TYPE_CHECKING:
     from tally.crawl import StoredThread
@@ -209,7 +209,6 @@ def read_and_count(game_path: Path, day: int | None, source: Path | None,
     """The step count, audit and report share: load the game, pick the day, read the thread(s)
     (saved pages, a WARC, or through the snapshot store) and count. Read through the store, the
     count is recorded as a snapshot under `command` (issue 6: every count leaves its evidence)."""
-    from tally import engine
 
     if warc is not None and (source is not None or offline):
         raise InputError("--from-warc reads the pages from the WARC file: leave out --from and "
@@ -223,8 +222,7 @@ def read_and_count(game_path: Path, day: int | None, source: Path | None,
     if source is not None or warc is not None:  # no store: nothing to record
         thread = read_thread(game, day_number, source, fetched_at, offline, store_path, warc)
         others = read_other_threads(game, source, extra, fetched_at, offline, store_path)
-        tally = engine.count(thread, game, day_number, as_of=at, up_to_post=up_to_post,
-                             others=others)
+        tally = judge(thread, game, day_number, at, up_to_post, others, bar=True)
         return Counted(game, day_number, thread, others, at, up_to_post, tally)
     with open_store(game, store_path) as store:  # closed once counted and recorded
         return count_stored(game, day_number, store, command=command, offline=offline, at=at,
@@ -237,7 +235,7 @@ def count_stored(game: Game, day: int, store: Store, *, command: str, offline: b
     """Read the day's thread (and the game's other threads, when the preset reads them: R10)
     through the store, count it, and record what was read and counted as a snapshot under
     `command` (count, audit, report, post): issue 6, every count leaves its evidence."""
-    from tally import engine, evidence
+    from tally import evidence
 
     def read(url: str) -> StoredThread:
         return read_stored(game, url, offline, store, fetcher=fetcher, bar=bar)
@@ -246,12 +244,26 @@ def count_stored(game: Game, day: int, store: Store, *, command: str, offline: b
     read_others = tuple(read(url) for url in game.extra_threads) \
         if reads_other_threads(game) else ()
     others = tuple(other.thread for other in read_others)
-    tally = engine.count(main.thread, game, day, as_of=at, up_to_post=up_to_post, others=others)
+    tally = judge(main.thread, game, day, at, up_to_post, others, bar=bar)
     snapshot = evidence.record(store, command=command, main=main, others=read_others,
                                game_text=game.path.read_text(encoding="utf-8"), tally=tally,
                                asked=evidence.Asked(at, up_to_post))
     return Counted(game, day, main.thread, others, at, up_to_post, tally, main, snapshot,
                    len(main.versions) + sum(len(other.versions) for other in read_others))
+
+
+def judge(thread: Thread, game: Game, day: int, at: datetime | None, up_to_post: str | None,
+          others: Sequence[Thread], bar: bool) -> Tally:
+    """engine.count, with the bar of posts judged on a terminal (`bar`: the scheduled run draws
+    none): a 5,000-post window is seconds of silence otherwise (issue 17)."""
+    from tally import engine
+
+    judging, done = judging_bar() if bar else (None, lambda: None)
+    try:
+        return engine.count(thread, game, day, as_of=at, up_to_post=up_to_post, others=others,
+                            judging=judging)
+    finally:
+        done()
 
 
 def recount_snapshot(game_path: Path, snapshot_id: int,

@@ -23,7 +23,10 @@ from tally.errors import InputError
 from tally.extract import Extractor
 from tally.game import Day, Game
 from tally.model import Finding, Post, Tally, Thread, msg, msg_n
+from tally.progress import Judging, each
 from tally.rules.preset import Preset
+
+JUDGING_POSTS = "Judging posts"  # the bar's label on a terminal
 
 
 @dataclass(frozen=True)
@@ -62,14 +65,16 @@ def cut(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
 
 
 def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
-          up_to_post: str | None = None, others: Sequence[Thread] = ()) -> Tally:
+          up_to_post: str | None = None, others: Sequence[Thread] = (),
+          judging: Judging | None = None) -> Tally:
     """Judge day `day` as the thread stood at `as_of` or right after the post `up_to_post`;
-    `others`: the game's other threads, for the preset's activity count (R10)."""
+    `others`: the game's other threads, for the preset's activity count (R10); `judging`: told
+    of each post judged (a bar on a terminal, tally.progress; None: nobody watches)."""
     at = cut(thread, game, day, as_of, up_to_post)
     for other in others:  # R10 counts the day's posts there: a hole could hide one
         require_pages(other, at.day.start, at.point, "a post of the day")
     extractor = Extractor(game, at.preset.syntax)
-    ballots = [extractor.ballot(p) for p in at.posts]
+    ballots = [extractor.ballot(p) for p in each(at.posts, JUDGING_POSTS, judging)]
     elsewhere = other_threads(others, thread, at.day, at.point)
     tally = at.preset.judge(ballots, game, at.day, at.point, thread.history, others=elsewhere)
     zone_flags = zone_contradictions(thread, game)

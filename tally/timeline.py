@@ -31,12 +31,14 @@ from tally import engine
 from tally.extract import Extractor
 from tally.game import Day, Game
 from tally.model import Ballot, Count, Post, Tally, Thread
+from tally.progress import Judging, each
 from tally.rules.change import Tallying
 from tally.rules.preset import Preset
 from tally.rules.reading import Context, Reading, as_at, readings_of
 from tally.rules.validity import Each
 
 _AFTER_POSTS = 1 << 62
+VOTES_OVER_TIME = "Votes over time"  # the bar's label on a terminal: the moments judged
 
 Standing = tuple[tuple[str, int], ...]  # (candidate, votes) by name; no-vote candidates left out
 
@@ -77,13 +79,15 @@ def standing(counts: Sequence[Count]) -> Standing:
 
 
 def votes_over_time(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
-                    up_to_post: str | None = None, others: Sequence[Thread] = ()) -> Timeline:
-    """The day's steps, with the window and as-of point `engine.count` would use."""
+                    up_to_post: str | None = None, others: Sequence[Thread] = (),
+                    judging: Judging | None = None) -> Timeline:
+    """The day's steps, with the window and as-of point `engine.count` would use; `judging`:
+    told of each post read and each moment judged (a bar on a terminal; None: nobody watches)."""
     at = engine.cut(thread, game, day, as_of, up_to_post)
     preset, the_day, point, last_position, shown = (at.preset, at.day, at.point,
                                                      at.last_position, at.posts)
     extractor = Extractor(game, preset.syntax)
-    ballots = {p.id: extractor.ballot(p) for p in shown}
+    ballots = {p.id: extractor.ballot(p) for p in each(shown, engine.JUDGING_POSTS, judging)}
 
     def judge(at: datetime, position: int | None) -> Tally:
         window = engine.window(shown, the_day, at, position)
@@ -110,12 +114,12 @@ def votes_over_time(thread: Thread, game: Game, day: int, as_of: datetime | None
     secret = False
     folded = _Folded.of(preset, game, the_day, shown, ballots, thread.history)
     if folded is not None:  # the preset's count one post at a time: one pass (issue 15)
-        for moment, _, post_id, position in ordered:
+        for moment, _, post_id, position in each(ordered, VOTES_OVER_TIME, judging):
             counts = folded.counts_at(moment, position)
             if not public or public[-1].counts != counts:
                 public.append(Step(moment, post_id, counts))
     else:  # the window judged again at every moment
-        for moment, _, post_id, position in ordered:
+        for moment, _, post_id, position in each(ordered, VOTES_OVER_TIME, judging):
             secret |= _add(public, gm, moment, post_id, judge(moment, position))
     final = judge(point, last_position)
     secret |= _add(public, gm, point, final.counted_up_to, final)

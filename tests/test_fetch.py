@@ -631,11 +631,12 @@ def test_progress_shows_only_on_a_terminal(out: bool, err: bool, shown: bool,
     from tally import progress
 
     monkeypatch.setenv("TERM", "xterm-256color")  # CI may run with TERM=dumb (no status line)
+    monkeypatch.setattr(progress, "_display", None)  # one per process: this test's own
 
     chosen = progress.for_terminal(Stream(out), Stream(err))
-    assert isinstance(chosen, progress.Terminal) is shown
+    assert isinstance(chosen, progress.Display) is shown
     if shown:
-        assert isinstance(chosen, progress.Terminal)
+        assert isinstance(chosen, progress.Display)
         chosen.page("forum.example.org")
         chosen.waiting("forum.example.org", 1.0)
         chosen.stop()

@@ -56,6 +56,7 @@ def report(
 ) -> None:
     """Write the count, the vote log, votes over time and the void votes as one HTML page."""
     from tally import timeline
+    from tally.progress import judging_bar
     from tally.render.html import render_html
     from tally.render.i18n import language_for
 
@@ -63,8 +64,13 @@ def report(
         counted = read_and_count(game, day, source, fetched_at, offline, store, as_of,
                                  extra or (), warc, command="report")
         loaded, tally = counted.game, counted.tally
-        steps = timeline.votes_over_time(counted.thread, loaded, counted.day, as_of=counted.at,
-                                         up_to_post=counted.up_to_post, others=counted.others)
+        judging, done = judging_bar()  # on a terminal only (issue 17)
+        try:
+            steps = timeline.votes_over_time(counted.thread, loaded, counted.day,
+                                             as_of=counted.at, up_to_post=counted.up_to_post,
+                                             others=counted.others, judging=judging)
+        finally:
+            done()
         roles = {p.name: p.role for p in loaded.players if p.role} if gm else None
         page = render_html(tally, steps, gm=gm, roles=roles,
                            lang=language_for(loaded, lang))
