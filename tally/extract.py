@@ -181,7 +181,9 @@ def effective_syntax(game: Game, defaults: VoteSyntax | None) -> VoteSyntax:
         try:
             words = pack(own.language, no_elimination=bool(base and base.no_elimination))
         except InputError as exc:
-            raise InputError(f"{game.path}: votes.language: {exc}") from None
+            line = game.lines.get("votes.language")
+            raise InputError(f"{game.path}{f':{line}' if line else ''}: votes.language: {exc}") \
+                from None
         base = words if base is None else replace(
             words, require_bold=base.require_bold, joke_markers=base.joke_markers,
             patterns=base.patterns)

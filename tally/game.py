@@ -397,7 +397,8 @@ class _Reader:
             posting=self.posting(),
             language=self.opt(data, "language", str, "language", None),
             lines=self.key_lines({"rules": options,
-                                  "posting": self.opt(data, "posting", dict, "posting", {})}),
+                                  "posting": self.opt(data, "posting", dict, "posting", {}),
+                                  "votes": ("language",)}),
         )
 
     def posting(self) -> Posting:
@@ -513,7 +514,7 @@ class _Reader:
         "posting"), written in the table or as `TABLE.KEY =`: for the checks made once the
         preset or the renderer reads them ("rules.threshold", "posting.format")."""
         found: dict[str, int] = {}
-        for top in ("preset", "staff"):
+        for top in ("preset", "staff", "language"):
             line = self.line_of(top)
             if isinstance(line, int):
                 found[top] = line

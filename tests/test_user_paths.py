@@ -334,3 +334,18 @@ def test_a_game_file_not_saved_as_utf8_says_what_it_is(tmp_path: Path, encoding:
     result = run("count", game, "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
     assert result.exit_code == 3
     assert result.stderr == f"tally: error: {game}{said}"
+
+
+@pytest.mark.parametrize("old,new,said", [
+    ('title = "Kira, game 3"', 'title = "Kira, game 3"\nlanguage = "de"',
+     ":5: language: unknown language 'de' (known: en, es, fr, ru, zh)"),
+    ('engine = "phpbb"\n', 'engine = "phpbb"\n\n[votes]\nlanguage = "de"\n',
+     ":14: votes.language: unknown vote language 'de' (known: en, es, fr, ru, zh)"),
+])
+def test_an_unknown_language_in_the_game_file_is_named_with_its_line(tmp_path: Path, old: str,
+                                                                    new: str, said: str):
+    # Every other game-file mistake names its line; these two said "game.toml: language: …".
+    game = kira_file(tmp_path, old, new)
+    result = run("count", game, "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
+    assert result.exit_code == 3
+    assert result.stderr == f"tally: error: {game}{said}\n"

@@ -135,7 +135,9 @@ def language_for(game: Game, given: str | None = None) -> str:
         return check(given)
     if game.language is not None:
         if game.language not in languages():
-            raise GameFileError(f"{game.path}: language: unknown language {game.language!r} "
+            line = game.lines.get("language")
+            raise GameFileError(f"{game.path}{f':{line}' if line else ''}: language: "
+                                f"unknown language {game.language!r} "
                                 f"(known: {', '.join(languages())})")
         return game.language
     return check(rules.get(game.preset).language)
