@@ -94,15 +94,18 @@ def read_thread(game: Game, day: int, source: Path | None, fetched_at: str | Non
 
 def read_other_threads(game: Game, source: Path | None, extra: Sequence[Path],
                        fetched_at: str | None, offline: bool,
-                       store_path: Path | None) -> tuple[Thread, ...]:
+                       store_path: Path | None, warc: Path | None = None) -> tuple[Thread, ...]:
     """The game's other threads, read the way the counted one is (R10 counts posts across them).
 
     With --from, the folders given with --from-extra (none given: none read, and the preset says
-    it counted the one thread); otherwise each URL of the game file's `threads`, through the same
-    store, --offline included. Read only for a preset that uses them.
+    it counted the one thread); with --from-warc, each URL of the game file's `threads` from the
+    same WARC (`tally export` writes them all), never from the forum; otherwise each of those
+    URLs through the same store, --offline included. Read only for a preset that uses them.
     """
     if not reads_other_threads(game):
         return ()
+    if warc is not None:
+        return tuple(read_warc(game, url, warc) for url in game.extra_threads)
     if source is not None:
         if extra and not game.extra_threads:  # nothing to hold the pages to (issue 16)
             raise InputError(f"--from-extra {extra[0]}: the game file lists no other threads: "
@@ -221,7 +224,7 @@ def read_and_count(game_path: Path, day: int | None, source: Path | None,
     day_number = pick_day(game, day, at or times.now())
     if source is not None or warc is not None:  # no store: nothing to record
         thread = read_thread(game, day_number, source, fetched_at, offline, store_path, warc)
-        others = read_other_threads(game, source, extra, fetched_at, offline, store_path)
+        others = read_other_threads(game, source, extra, fetched_at, offline, store_path, warc)
         tally = judge(thread, game, day_number, at, up_to_post, others, bar=True)
         return Counted(game, day_number, thread, others, at, up_to_post, tally)
     with open_store(game, store_path) as store:  # closed once counted and recorded

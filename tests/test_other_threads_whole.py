@@ -17,6 +17,7 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from casefiles import fixture_module
 from typer.testing import CliRunner
 
@@ -146,9 +147,8 @@ def test_from_extra_needs_the_threads_it_is_of_in_the_game_file(tmp_path: Path) 
 # The game file's threads, through the snapshot store
 
 
-def test_a_stored_discussion_thread_with_a_hole_is_no_count(tmp_path: Path) -> None:
-    """The store holds the voting thread whole and pages 1 and 3 of the discussion (a crawl of
-    it killed midway): --offline is exit 3 naming the discussion's missing page."""
+def stored_game(tmp_path: Path, discussion: tuple[int, ...]) -> Path:
+    """A snapshot store holding the voting thread whole and these pages of the discussion."""
     from tally import adapters
     from tally.fetch import Response
     from tally.store import Store
@@ -159,15 +159,49 @@ def test_a_stored_discussion_thread_with_a_hole_is_no_count(tmp_path: Path) -> N
     for number, url in enumerate((VOTING, f"{VOTING}page-2", f"{VOTING}page-3"), start=1):
         body = (MAFIA / f"page-{number}.html").read_bytes()
         store.save(Response(url, 200, {}, body, fetched), engine.thread_key(VOTING), number)
-    discussion = discussion_pages()
-    for number in (1, 3):
+    pages = discussion_pages()
+    for number in discussion:
         url = DISCUSSION if number == 1 else f"{DISCUSSION}page-{number}"
-        store.save(Response(url, 200, {}, discussion[number], fetched),
+        store.save(Response(url, 200, {}, pages[number], fetched),
                    engine.thread_key(DISCUSSION), number)
     store.close()
-    result = run("count", mafia_game(tmp_path, [DISCUSSION]), "--offline", "--store",
-                 tmp_path / "snapshots.sqlite")
+    return tmp_path / "snapshots.sqlite"
+
+
+def test_a_stored_discussion_thread_with_a_hole_is_no_count(tmp_path: Path) -> None:
+    """The store holds pages 1 and 3 of the discussion (a crawl of it killed midway):
+    --offline is exit 3 naming the discussion's missing page."""
+    store = stored_game(tmp_path, (1, 3))
+    result = run("count", mafia_game(tmp_path, [DISCUSSION]), "--offline", "--store", store)
     one_line_error(result, 3, f"page 2 of 3 missing from what was read of {DISCUSSION}")
+
+
+def test_from_warc_reads_the_other_threads_from_the_warc_never_the_forum(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--from-warc read the voting thread from the archive but the game's `threads` from the
+    forum (a request to mafia.example.ru, or the count failing offline). `tally export` writes
+    every thread of the game: the count reads them all from it, and a WARC without the
+    discussion's page 2 is exit 3."""
+    from tally.fetch import Fetcher
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a --from-warc count asked the forum")
+
+    monkeypatch.setattr(Fetcher, "get", no_network)
+    game = mafia_game(tmp_path, [DISCUSSION])
+    for name, pages in (("whole", (1, 2, 3)), ("holed", (1, 3))):
+        folder = tmp_path / name
+        folder.mkdir()
+        store = stored_game(folder, pages)
+        exported = run("export", game, "--store", store, "--warc", folder / "game.warc.gz")
+        assert exported.exit_code == 0, exported.output
+    whole = run("count", game, "--from-warc", tmp_path / "whole" / "game.warc.gz", "--format",
+                "json")
+    assert whole.exit_code == 0, whole.output
+    assert "Воланд" not in r10(whole.stdout) and "Мастер" not in r10(whole.stdout)
+    assert "(this thread 2, the others 2)" in r10(whole.stdout)["Гелла"]
+    holed = run("count", game, "--from-warc", tmp_path / "holed" / "game.warc.gz")
+    one_line_error(holed, 3, f"page 2 of 3 missing from what was read of {DISCUSSION}")
 
 
 # ---------------------------------------------------------------------------------------------
