@@ -11,11 +11,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from pathlib import Path
 
 import pytest
 import requests
 from fakeclock import EPOCH, FakeClock
 from pytest_httpserver import HTTPServer
+from typer.testing import Result
 from werkzeug import Request, Response
 
 from tally.errors import EXIT_FORUM, Challenged, ForumError, TruncatedPage
@@ -670,3 +672,112 @@ def test_count_on_a_redirect_loop_is_one_line_exit_4(httpserver: HTTPServer, tmp
     assert (result.exit_code, result.stdout) == (4, "")
     assert result.stderr.startswith("tally: error: 127.0.0.1: redirect loop: ")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
+# -- What each network fault gives a user: README "The network" table, row by row -----------
+
+LOGIN_WALL = (Path(__file__).resolve().parent.parent / "fixtures" / "phpbb" / "errors" /
+              "login.html").read_bytes()
+
+
+def count_online(url: str, tmp_path: Path) -> Result:
+    from fakephpbb import write_game
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    game = write_game(tmp_path, url)
+    return CliRunner().invoke(app, ["count", str(game), "--store", str(tmp_path / "s.sqlite")])
+
+
+def one_error_line(result: Result) -> str:
+    """The run failed with exit 4 (the forum could not be read) and said so in one line."""
+    assert (result.exit_code, result.stdout) == (4, ""), result.output
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+    return result.stderr.removeprefix("tally: error: ").rstrip("\n")
+
+
+TOPIC = "/viewtopic.php"
+
+
+def topic_on(server_url: str) -> tuple[str, str]:
+    """The game's thread URL on a raw local server, and the first page's URL tally asks for."""
+    topic = server_url.rsplit("/", 1)[0] + TOPIC + "?f=2&t=7"
+    return topic, topic + "&start=0"
+
+
+@pytest.mark.parametrize("fault,status,headers,expected", [
+    ("429, Retry-After past the limit", 429, {"Retry-After": "600"},
+     "127.0.0.1: HTTP 429, the forum asks to wait 600 s (more than the 120 s limit); try again "
+     "later"),
+    ("503 with Retry-After, every try", 503, {"Retry-After": "30"},
+     "127.0.0.1: HTTP 503 after 3 tries (Retry-After 30 s)"),
+    ("502", 502, {}, "127.0.0.1: HTTP 502 after 3 tries"),
+    ("Cloudflare challenge", 503, {"cf-mitigated": "challenge"},
+     "127.0.0.1: Cloudflare challenge: a browser is needed"),
+])
+def test_an_http_fault_is_one_line_exit_4(fault: str, status: int, headers: dict[str, str],
+                                           expected: str, httpserver: HTTPServer, tmp_path: Path) -> None:
+    httpserver.expect_request(TOPIC).respond_with_data("busy", status=status, headers=headers)
+    result = count_online(httpserver.url_for(TOPIC) + "?f=2&t=7", tmp_path)
+    assert one_error_line(result) == expected
+
+
+def test_503_with_retry_after_is_waited_out_as_asked(httpserver: HTTPServer, tmp_path: Path,
+                                                     fetcher_clock: FakeClock) -> None:
+    """The forum's Retry-After is the wait (on the fake clock), then the page is read."""
+    httpserver.expect_ordered_request(TOPIC).respond_with_data(
+        "busy", status=503, headers={"Retry-After": "30"})
+    httpserver.expect_ordered_request(TOPIC).respond_with_data(LOGIN_WALL,
+                                                               content_type="text/html")
+    result = count_online(httpserver.url_for(TOPIC) + "?f=2&t=7", tmp_path)
+    assert len(httpserver.log) == 2 and 30 in [round(s) for s in fetcher_clock.sleeps]
+    assert "login page" in one_error_line(result)  # read after the wait: the next row's page
+
+
+def test_a_login_wall_is_one_line_exit_4(httpserver: HTTPServer, tmp_path: Path) -> None:
+    """A guest sent from the topic to phpBB's login page (same host: followed) is told so."""
+    topic = httpserver.url_for(TOPIC) + "?f=2&t=7"
+    login = httpserver.url_for("/ucp.php") + "?mode=login&redirect=viewtopic.php"
+    httpserver.expect_request(TOPIC).respond_with_data("", status=302,
+                                                       headers={"Location": login})
+    httpserver.expect_request("/ucp.php").respond_with_data(LOGIN_WALL,
+                                                           content_type="text/html")
+    line = one_error_line(count_online(topic, tmp_path))
+    assert line == (f"phpBB: {login}: not a thread page (login page: the thread needs a "
+                    "logged-in account)")
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_slow_drip_is_one_line_exit_4(gzipped: bool, tmp_path: Path,
+                                        fetcher_clock: FakeClock) -> None:
+    """A byte a (fake) second: the request's 90 s deadline ends it, compressed or not."""
+    head, body = (b"Content-Encoding: gzip\r\n", GZIP_COMMENT_HEADER) if gzipped else (b"", b"")
+    with serve_drip(fetcher_clock, head=head, body=body) as (url, connections):
+        topic, page = topic_on(url)
+        line = one_error_line(count_online(topic, tmp_path))
+    assert line == f"127.0.0.1: no complete answer within 90 s (the request's deadline): {page}"
+    assert connections == [1]
+
+
+def test_a_truncated_download_is_one_line_exit_4(tmp_path: Path) -> None:
+    def cut(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5000\r\n"
+                     b"Connection: close\r\n\r\n" + LOGIN_WALL[:300])
+
+    url, worker = serve_raw(cut, connections=3)
+    topic, page = topic_on(url)
+    line = one_error_line(count_online(topic, tmp_path))
+    worker.join(5)
+    assert line == f"127.0.0.1: truncated download after 3 tries: {page}"
+
+
+def test_a_redirect_to_another_host_is_one_line_exit_4(httpserver: HTTPServer,
+                                                       tmp_path: Path) -> None:
+    topic = httpserver.url_for(TOPIC) + "?f=2&t=7"
+    away = "http://localhost:9/viewtopic.php?f=2&t=7"  # never asked: not the forum's host
+    httpserver.expect_request(TOPIC).respond_with_data("", status=302,
+                                                       headers={"Location": away})
+    line = one_error_line(count_online(topic, tmp_path))
+    assert line == (f"127.0.0.1: {topic}&start=0 redirects to {away}, outside the forum; not followed "
+                    "(if that is the forum's new address, put it in the game file)")
