@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tally import times
 from tally.errors import GameFileError, InputError
@@ -333,6 +334,7 @@ class _Reader:
         url = self.need(thread, "url", str, "thread.url", "thread") if thread else None
         if not url:
             raise GameFileError(f"{self.path}:?: thread: missing required table [thread] with url")
+        self.web_address(url, "thread.url", "url", "thread")
         self.known_keys(thread, {"url", "engine", "language", "per_page", "floor_names"},
                         "thread", "thread")
         board = Board(
@@ -509,6 +511,15 @@ class _Reader:
             raise self.fail("thread.engine", f"unknown forum engine {engine!r} (known: "
                             f"{', '.join(adapters.engines())})", "engine", "thread")
 
+    def web_address(self, url: str, where: str, key: str, table: str | None = None,
+                    index: int | None = None) -> None:
+        """A thread's address is a web address (or engine:address): "forum.example.org/…" or
+        a typo was taken until the first online read, then reported as the forum's (exit 4)."""
+        plain = re.sub(r"^[a-z0-9]+:(?!//)", "", url.strip())
+        parts = urlsplit(plain)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise self.fail(where, f"{url!r} is not a web address (https://…)", key, table, index)
+
     def key_lines(self, tables: Mapping[str, Iterable[str]]) -> dict[str, int]:
         """The lines of `preset`, `staff` and of each key of the tables named ("rules": the options,
         "posting"), written in the table or as `TABLE.KEY =`: for the checks made once the
@@ -607,8 +618,10 @@ class _Reader:
                                 "deadline", "days", i)
             if any(d.number == number for d in days):
                 raise self.fail(f"{where}.number", f"day {number} is listed twice", "number", "days", i)
-            day = Day(number=number, start=start, deadline=deadline,
-                      thread_url=self.opt(row, "thread", str, f"{where}.thread", None, "days", i))
+            day_thread = self.opt(row, "thread", str, f"{where}.thread", None, "days", i)
+            if day_thread is not None:
+                self.web_address(day_thread, f"{where}.thread", "thread", "days", i)
+            day = Day(number=number, start=start, deadline=deadline, thread_url=day_thread)
             moves = [e.deadline for e in events
                      if e.kind == "deadline" and e.day == number and e.deadline is not None]
             if moves:  # the last announcement wins; the original stays for the audit

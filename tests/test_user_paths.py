@@ -349,3 +349,17 @@ def test_an_unknown_language_in_the_game_file_is_named_with_its_line(tmp_path: P
     result = run("count", game, "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
     assert result.exit_code == 3
     assert result.stderr == f"tally: error: {game}{said}\n"
+
+
+@pytest.mark.parametrize("url", ["forum.example.org/viewtopic.php?f=3&t=412", "not a url"])
+def test_a_thread_url_that_is_no_web_address_is_a_game_file_error(tmp_path: Path, url: str):
+    # Before: taken as it was; with --from it counted, and the first online read stopped with
+    # exit 4 ("phpBB: not a url: not a phpBB viewtopic URL"), as if the forum had failed.
+    game = kira_file(tmp_path, "https://forum.example.org/viewtopic.php?f=3&t=412", url)
+    result = run("count", game, "--from", KIRA, "--fetched-at", "2016-01-18 03:10")
+    assert result.exit_code == 3
+    assert result.stderr == (f"tally: error: {game}:10: thread.url: {url!r} is not a web "
+                             "address (https://…)\n")
+    forced = kira_file(tmp_path, "https://forum.example.org/viewtopic.php?f=3&t=412",
+                       "phpbb:https://forum.example.org/viewtopic.php?f=3&t=412")
+    assert run("count", forced, "--from", KIRA, "--fetched-at", "2016-01-18 03:10").exit_code == 0
