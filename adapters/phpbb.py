@@ -107,7 +107,11 @@ _EDIT = re.compile(
 _EDIT_WORDS = re.compile(
     r"edited|edici[óo]n|editado|[ée]dit|edição|редактир|редагов|ge[äa]ndert|bearbeitet|"
     r"gewijzigd|bewerkt|zmienion|zmieniany|edytowan|modific|düzenlen|redigert|redigerad|"
-    r"upraven|upravil|编辑|編輯|編集|промян|промен|değiştir|aangepast",
+    r"upraven|upravil|编辑|編輯|編集|промян|промен|değiştir|aangepast|"
+    # Packs no fixture shows yet (da, hu, fi, el, et, lt, lv, sl, hr/sr, id, vi, ko, ar, he, fa,
+    # th): a notice of theirs read as no edit would count an edited vote as unedited (K4).
+    r"redigeret|szerkeszt|muokan|επεξεργ|muutis|redagav|labo|uredi|uređ|diubah|s[ửu]a|수정|"
+    r"عدل|تعديل|נערך|ویرایش|แก้ไข",
     re.IGNORECASE)
 
 

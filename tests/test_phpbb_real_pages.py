@@ -185,6 +185,23 @@ def test_the_edit_reason_after_the_notice_is_no_part_of_its_count_or_time() -> N
 
 
 @pytest.mark.parametrize("notice", [
+    f"Sidst redigeret af {CAROL} 19 nov 2026, 18:50, redigeret 3 gange i alt.",  # da
+    f"Utoljára szerkesztette: {CAROL} 2026. nov. 19., 18:50, összesen 3 alkalommal.",  # hu
+    f"Viimeksi muokannut {CAROL} 19 marras 2026, 18:50, muokattu yhteensä 3 kertaa.",  # fi
+    f"Τελευταία επεξεργασία από {CAROL} 19 Νοε 2026, 18:50, έχει επεξεργασθεί 3 φορές.",  # el
+])
+def test_an_edit_notice_of_a_pack_no_fixture_shows_is_never_read_as_no_edit(notice: str) -> None:
+    """K4: an edit read as no edit counts an edited vote. The notice is an edit with its time,
+    or, when its date does not read, the count stops naming it (exit 4)."""
+    try:
+        edit = _carol(notice).edit
+    except ForumError as exc:
+        assert "post 5205: cannot read the time of its edit notice" in str(exc)
+    else:
+        assert edit is not None and edit.edited_at is not None
+
+
+@pytest.mark.parametrize("notice", [
     f"Last bumped by {CAROL} on Thu Nov 19, 2026 6:50 pm.",
     f"Последний раз поднималось {CAROL} Чт ноя 19, 2026 6:50 pm.",
 ])
