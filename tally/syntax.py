@@ -125,12 +125,13 @@ _GRAMMAR_EXAMPLES: dict[str, tuple[str, str, str, str]] = {
            "'vote: Alice, Bob never votes'"),
     "es": ("'Retiro mi voto', 'Voto a Ana'", "'No sé por qué dices que retiro mi voto'",
            "'Voto: Ana o Luis'", "'Voto: Ana, Luis nunca vota'"),
-    "fr": ("'Je retire mon vote', 'Je vote pour Luc'", "'Tu crois que je retire mon vote ?'",
-           "'vote: Luc ou Zoé'", "'vote: Luc, Zoé ne vote jamais'"),
-    "ru": ("'Снимаю голос', 'Голосую за Вову'", "'Думаешь, я снимаю голос?'",
-           "'Голос: Алиса или Вова'", "'Голос: Алиса, Вова никогда не голосует'"),
-    "zh": ("'取消投票', '投票 张三'", "'你为什么取消投票'", "'投票：张三或李四'",
-           "'投票：张三，李四从来不投票'"),
+    # Each language's own quotes: the note is read in that language (issue 14).
+    "fr": ("« Je retire mon vote », « Je vote pour Luc »", "« Tu crois que je retire mon vote ? »",
+           "« vote: Luc ou Zoé »", "« vote: Luc, Zoé ne vote jamais »"),
+    "ru": ("«Снимаю голос», «Голосую за Вову»", "«Думаешь, я снимаю голос?»",
+           "«Голос: Алиса или Вова»", "«Голос: Алиса, Вова никогда не голосует»"),
+    "zh": ("“取消投票”、“投票 张三”", "“你为什么取消投票”", "“投票：张三或李四”",
+           "“投票：张三，李四从来不投票”"),
 }
 
 

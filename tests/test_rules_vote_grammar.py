@@ -300,8 +300,8 @@ def test_zh_a_comment_after_the_name_keeps_the_vote() -> None:
 @pytest.mark.parametrize("preset, players, example", [
     ("kira", KIRA, "'vote: Alice, Bob never votes'"),
     ("espia", ESPIA, "'Voto: Ana o Luis'"),
-    ("mafia-ru", RU, "'Голос: Алиса или Вова'"),
-    ("trigger-cn", ZH, "'你为什么取消投票'"),
+    ("mafia-ru", RU, "«Голос: Алиса или Вова»"),
+    ("trigger-cn", ZH, "“你为什么取消投票”"),
 ])
 def test_the_gm_report_lists_the_grammar_defaults(preset: str, players: tuple[str, ...],
                                                   example: str) -> None:
@@ -314,7 +314,7 @@ def test_the_gm_report_lists_the_grammar_defaults(preset: str, players: tuple[st
 
 def test_the_game_files_language_picks_the_examples() -> None:
     t = judge_text(fr_game(), [])
-    assert any("'vote: Luc ou Zoé'" in n for n in t.notes)
+    assert any("« vote: Luc ou Zoé »" in n for n in t.notes)
 
 
 # ---------------------------------------------------------------------------------------------
