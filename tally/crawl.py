@@ -129,15 +129,33 @@ def read_stored_thread(
         low = store.unfinished_low(key)
         if low is None:
             return read
-        # Stale, not missing, pages (a missing one stops the count): the GM report says so.
-        note = msg("the last crawl of this thread did not finish: pages from {page} up may be "
-                   "out of date; run without --offline to finish it", page=low)
-        return replace(read, thread=replace(read.thread, notes=read.thread.notes + (note,)))
+        return replace(read, thread=_known_whole(read, low))
     fetched = _fetch_new_pages(url, key, reader, store, fetcher or Fetcher(), progress,
                                every_page)
     # One load of the stored versions serves the assembly and the snapshot's list of ids.
     return reader.from_versions(store.versions(key), key, url, None, parsed=fetched,
                                 fetched=[version for version in fetched if version > 0])
+
+
+def _known_whole(read: StoredThread, low: int) -> Thread:
+    """The thread as of when it was last read whole, after a crawl that stopped before reading
+    pages `low` and up again (issue 16). A page left as the previous run read it, the last page
+    then, lacks every post written on it since, while the pages above it, read by the stopped
+    crawl, show later posts: counted as of the newest fetch, the votes on the stale page were
+    lost from a count that said "(final)". The thread is whole as of the oldest of the newest
+    fetches of those pages; the count is as of then (engine.cut stops at Thread.fetched_at)."""
+    newest: dict[int, datetime] = {}
+    for version in read.versions:  # oldest fetch first
+        if version.page >= low:
+            newest[version.page] = version.fetched_at
+    thread = read.thread
+    whole = min(newest.values(), default=thread.fetched_at)
+    if whole is None or thread.fetched_at is None:
+        return thread
+    note = msg("the last crawl of this thread did not finish: the thread was last read whole at "
+               "{read} UTC; counted as of then; run without --offline to finish it",
+               read=whole.strftime("%Y-%m-%d %H:%M:%S"))
+    return replace(thread, fetched_at=min(whole, thread.fetched_at), notes=thread.notes + (note,))
 
 
 def thread_from_versions(

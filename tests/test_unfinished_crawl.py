@@ -1,0 +1,78 @@
+"""Issue 16: a count is final only over the whole thread. A crawl that failed or was killed
+before reading again the page that was the last one leaves that page as it was on the previous
+run: the posts written on it since are not in the store, while the new pages above it are.
+`tally count --offline` then counted the new pages' votes and not the stale page's, as of the
+newest fetch, "(final)", exit 0: a wrong count. It now counts as of the time the thread was last
+read whole (the stale page's fetch), says so, and is final only if that is after the deadline.
+
+A local phpBB 3.3 board (tests/fakephpbb.py) on 127.0.0.1, read by the real `tally count`.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from fakephpbb import FakePhpBB, now_at, write_game
+from typer.testing import CliRunner
+
+from tally.cli import app
+from tally.fetch import Fetcher
+
+
+def paris(text: str) -> datetime:
+    """Forum time (UTC+1 in January) as UTC."""
+    return datetime.fromisoformat(text.replace(" ", "T") + ":00+01:00").astimezone(UTC)
+
+
+def count(game: Path, *more: str):  # noqa: ANN201 - typer's result type
+    return CliRunner().invoke(app, ["count", str(game), *more])
+
+
+def test_offline_after_a_crawl_that_failed_below_the_tail_counts_what_was_read_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(Fetcher.__init__.__kwdefaults__, "delay", 0.0)
+    monkeypatch.setitem(Fetcher.__init__.__kwdefaults__, "retries", 1)
+    with FakePhpBB() as board:
+        game = write_game(tmp_path, board.url)
+        # Day 1: 25 posts by Thursday noon (pages 1 and 2 full, page 3 holds 5), one vote.
+        board.add_post("Alice", "vote: Eve", paris("2026-01-15 09:30"))
+        for minute in range(24):
+            board.add_post("Bob", f"Thinking ({minute}).", paris(f"2026-01-15 10:{minute:02d}"))
+        now_at(monkeypatch, "2026-01-15 12:00", "+01:00")
+        first = count(game, "--format", "json")
+        assert first.exit_code == 0, first.output
+        # Friday: three votes for Dan on page 3 (posts 26-28), chat up to post 35 on page 4,
+        # all before Saturday's 22:00 deadline.
+        for who, minute in (("Bob", 0), ("Carol", 10), ("Eve", 20)):
+            board.add_post(who, "vote: Dan", paris(f"2026-01-16 09:{minute:02d}"))
+        for minute in range(7):
+            board.add_post("Carol", f"Evening ({minute}).", paris(f"2026-01-16 20:{minute:02d}"))
+        # Sunday's run reads the new page 4, then the forum fails on page 3: the crawl stops.
+        now_at(monkeypatch, "2026-01-18 10:00", "+01:00")
+        board.fail_next("GET /viewtopic.php?f=2&t=7&start=20", "503")
+        failed = count(game)
+        assert failed.exit_code == 4, failed.output
+        assert "GET /viewtopic.php?f=2&t=7&start=30" in board.log  # page 4 was read
+
+        # Offline: page 3 is as it was on Thursday at 12:00; before, Dan's three votes were not
+        # counted and the count said "(final)" as of Sunday, exit 0.
+        offline = count(game, "--offline", "--format", "json")
+        assert offline.exit_code == 0, offline.output
+        data = json.loads(offline.stdout)
+        assert data["as_of"] == "2026-01-15T11:00:00Z"  # Thursday 12:00 in Paris
+        assert data["as_of"] < data["deadline"]  # not the final count
+        assert {row["player"]: row["votes"] for row in data["counts"]} == {"Eve": 1}
+        text = count(game, "--offline", "--format", "text")
+        assert ("the last crawl of this thread did not finish: the thread was last read whole "
+                "at 2026-01-15 11:00:00 UTC; counted as of then") in text.stdout
+        assert "(final)" not in text.stdout
+
+        # Online, the next run reads page 3 again: Dan's three votes, final.
+        online = count(game, "--format", "json")
+        assert online.exit_code == 0, online.output
+        data = json.loads(online.stdout)
+        assert {row["player"]: row["votes"] for row in data["counts"]} == {"Dan": 3, "Eve": 1}
+        assert data["as_of"] == "2026-01-18T09:00:00Z" > data["deadline"]
