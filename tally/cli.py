@@ -238,8 +238,10 @@ def triggers(
     fetched_at: str | None = FetchedAtOpt,
     offline: bool = OfflineOpt,
     store: Path | None = StoreOpt,
+    lang: str | None = LangOpt,
 ) -> None:
     """The GM's private trigger report (trigger-cn, T1-T8): never post it in the thread."""
+    from tally.render.i18n import language_for
     from tally.render.triggers import render_triggers
     from tally.triggers import judge_thread
 
@@ -249,7 +251,8 @@ def triggers(
             raise InputError(f"{game}: tally triggers is for trigger-cn games "
                              f"(this game's preset is {loaded.preset})")
         thread = read_thread(loaded, loaded.days[0].number, source, fetched_at, offline, store)
-        typer.echo(render_triggers(judge_thread(thread, loaded)), nl=False)
+        typer.echo(render_triggers(judge_thread(thread, loaded), language_for(loaded, lang)),
+                   nl=False)
 
 
 # The other commands (post, snapshot, export, verify, report) live in tally/commands/, one module

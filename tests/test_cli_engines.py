@@ -224,7 +224,7 @@ def test_triggers_report_is_private_and_names_the_sofa(tmp_path: Path) -> None:
     game = tmp_path / "game.toml"
     game.write_text(text, encoding="utf-8")
     saved = ["--from", str(source), "--fetched-at", "2026-11-20T04:00:00Z"]
-    report = CliRunner().invoke(app, ["triggers", str(game), *saved])
+    report = CliRunner().invoke(app, ["triggers", str(game), *saved, "--lang", "en"])
     assert report.exit_code == 0, report.output
     assert "阿飞 at floor 2 (2026-11-12 20:03): 阿飞 becomes a substitute killer" in report.stdout
     assert "announce at 2026-11-13 13:00 (T6)" in report.stdout

@@ -393,3 +393,24 @@ def test_the_audits_forensics_in_the_games_language(kira_store: Path, lang: str,
     assert change in lines and note in lines and absent in lines
     assert "    | vote: Dan" in lines  # the post's own words
     assert untranslated(out, lang) == []
+
+
+def test_the_trigger_report_in_chinese(tmp_path: Path) -> None:
+    """`tally triggers` (the trigger-cn GM's private report) speaks the game's language: Chinese
+    by default for trigger-cn, the rulebook's words (替补杀手, 转正, 触发)."""
+    trigger = ROOT / "fixtures" / "discuz" / "trigger-utf8"
+    text = (trigger / "trigger-cn.toml").read_text(encoding="utf-8")
+    text = text.replace('name = "桃花"\n', 'name = "桃花"\nrole = "杀手"\n', 1)
+    for name, condition in (("沙发", 'condition = "first_reply"'),
+                            ("99楼", 'condition = "floor"\nfloor = 99')):
+        text += (f'\n[[events]]\nat = "2026-11-12 19:00"\nkind = "trigger"\n{condition}\n'
+                 f'name = "{name}"\nsecret = true\n')
+    game = tmp_path / "trigger-cn.toml"
+    game.write_text(text, encoding="utf-8")
+    report = run("triggers", game, "--from", trigger, "--fetched-at", "2026-11-20T04:00:00Z")
+    assert report.splitlines() == [
+        "触发报告（私密：请勿发布；T8）", "=" * 42, "已触发（1）：",
+        "  - [T1] “沙发”：阿飞 于 2楼（2026-11-12 20:03）：阿飞 成为替补杀手；于 2026-11-13 13:00 "
+        "公布（T6）",
+        "未触发（1）：", "  - “99楼”", "替补杀手：阿飞（待转正）"]
+    assert untranslated(report, "zh") == []
