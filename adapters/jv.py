@@ -754,7 +754,7 @@ def read_beside_html(items: list[dict[str, Any]], html: HtmlMessages,
 def _disagreements(message: Message, parts: dict[str, HtmlElement], shown_body: Body | None
                    ) -> list[str]:
     """What the HTML shows of a message otherwise than the payload (the canary's findings)."""
-    notes = []
+    notes: list[str] = []
     time_text = _text(parts.get("date"))
     if time_text and time_text != message.time_text:
         notes.append(msg("the page shows '{shown}' where the payload says '{payload}'; the "
