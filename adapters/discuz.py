@@ -82,30 +82,16 @@ _POSTED_LABEL = re.compile(r"^(?:发表于|發表於)\s*")  # simplified and tra
 _NO_ANCHOR = datetime(2000, 1, 1)  # absolute times need no fetch time: relative ones are refused
 
 
-@dataclass(frozen=True, slots=True)
-class Shown:
-    """What a shown time says: the wall time to use and the span the real time lies in."""
-
-    at: datetime  # naive, forum zone
-    earliest: datetime
-    latest: datetime
-    precise: bool  # False when the form gives less than the minute ("3 天前", "半小时前")
-    relative: bool = True  # read against the fetch time
-
-
 def absolute_time(text: str) -> datetime | None:
     """An absolute "Y-n-j H:i[:s]" time (a title attribute, an edit marker's date)."""
     shown = dates.read(text, _NO_ANCHOR)
     return shown.at if shown is not None and not shown.relative and shown.has_time else None
 
 
-def read_shown_time(text: str, fetched_local: datetime) -> Shown | None:
+def read_shown_time(text: str, fetched_local: datetime) -> dates.ShownTime | None:
     """Read a display time, absolute or relative ("刚刚", "N 分钟前", "半小时前", "昨天 20:46",
     "N 天前"), against the fetch wall time, with the shared reader of adapters/dates.py."""
-    shown = dates.read(text, fetched_local)
-    if shown is None:
-        return None
-    return Shown(shown.at, shown.earliest, shown.latest, shown.precise, shown.relative)
+    return dates.read(text, fetched_local)
 
 
 # ---------------------------------------------------------------------------------------------
