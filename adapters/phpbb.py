@@ -283,8 +283,6 @@ _FOREIGN = (  # (bytes marker, what the page is) for a clear NotAThreadPage mess
     (rb"ipsLayout", "an Invision page"), (rb"ipbwrapper", "an Invision page"),
     (rb"jeuxvideo.com", "a jeuxvideo.com page"),
 )
-_PHPBB_MARKERS = (rb'id="phpbb"', rb"id='phpbb'", rb"postprofile", rb"bodyline", rb"postbody",
-                  rb"Powered by phpBB", rb"phpBB Group", rb"phpBB Limited")
 _LOGIN_TEXT = re.compile(
     r"You need to be registered and logged in|Sorry, but you must be registered|"
     r"requires you to be registered and logged in|"
