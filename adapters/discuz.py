@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from itertools import chain
 from typing import ClassVar
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -26,6 +27,7 @@ from tally.adapters.html import (
     block_text,
     class_set,
     collapse,
+    first_id,
     has_class_xpath,
     parse_tree_as_browser,
     split_body,
@@ -692,16 +694,8 @@ def _page_tid(root: HtmlElement, markups: list[_PostMarkup],
               if "authorid=" in (link.get("href") or "")]
     if pager is not None:
         hrefs += [link.get("href") or "" for link in pager.iterchildren("a")]
-    for href in hrefs:
-        found = _TID_IN.search(href)
-        if found:
-            return found.group(1) or found.group(2)
-    for place in _TID_LATER:
-        for href in place(root):
-            found = _TID_IN.search(href)
-            if found:
-                return found.group(1) or found.group(2)
-    return None
+    later = (href for place in _TID_LATER for href in place(root))
+    return first_id(chain(hrefs, later), _TID_IN)
 
 
 # Blocks of a guest's page that are no post and no part of a message (FORUMS.md §4.4,

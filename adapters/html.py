@@ -2,7 +2,7 @@
 
 Engine modules keep their own knowledge (which class is a quote on which forum); what lives here
 is the engine-neutral work: decoding bytes with the charset the page declares, collapsing
-whitespace, and turning a message element into a `Body` (own text with line breaks, bold spans,
+whitespace, finding the id a page's links name, and turning a message element into a `Body` (own text with line breaks, bold spans,
 quotes, spoilers, code) given a classifier that names the engine's blocks.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Literal
 
@@ -231,6 +231,18 @@ def first(element: HtmlElement, xpaths: tuple[str, ...]) -> HtmlElement | None:
         found = compiled(path)(element)
         if found:
             return found[0]
+    return None
+
+
+def first_id(hrefs: Iterable[str], pattern: re.Pattern[str], *more: re.Pattern[str]) -> str | None:
+    """The id the first of `hrefs` names: the first group that took part in the first of the
+    patterns to find one in it. Where a page names its own topic (issue 16), `hrefs` come in
+    the template's order of trust and are read lazily: the search stops at the first hit."""
+    for href in hrefs:
+        for each in (pattern, *more):
+            found = each.search(href)
+            if found:
+                return next((group for group in found.groups() if group), None)
     return None
 
 

@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property
+from itertools import chain
 from typing import Any
 from urllib.parse import urljoin
 
@@ -50,6 +51,7 @@ from tally.adapters.html import (
     block_text,
     class_set,
     collapse,
+    first_id,
     parse_tree,
     parser_input,
     split_body,
@@ -328,8 +330,7 @@ _PAGE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def _topic_id(url: str) -> str | None:
-    found = _TOPIC_ID.search(url)
-    return (found.group(1) or found.group(2)) if found else None
+    return first_id((url,), _TOPIC_ID)
 
 
 def _strip_query_param(url: str, name: str) -> str:
@@ -709,11 +710,8 @@ class _Reader:
         values = [mark.get("href") or (mark.get("value") if mark.get("name") == "t"
                                        else mark.get("name")) or ""
                   for mark in self.marks.get("topic", ())]
-        for value in values + [post.permalink for post in posts]:
-            found = _TOPIC_IN_SOURCE.search(value.strip())
-            if found:
-                return next(group for group in found.groups() if group)
-        return None
+        permalinks = (post.permalink for post in posts)
+        return first_id((value.strip() for value in chain(values, permalinks)), _TOPIC_IN_SOURCE)
 
     def notes(self, elements: list[HtmlElement], posts: list[Post]) -> tuple[str, ...]:
         """What the page shows that is not a post, or a post not as its author wrote it."""

@@ -46,6 +46,7 @@ from tally.adapters.html import (
     class_set,
     collapse,
     declared_charset,
+    first_id,
     has_class_xpath,
     parse_tree,
     split_body,
@@ -1066,15 +1067,9 @@ class JV(Engine):
         breadcrumb's links (JvCare ones decoded). None when the page names no topic."""
         if payload is not None and str(payload.data.get("topicId") or "").isdigit():
             return str(payload.data["topicId"])
-        for target in _HEAD_LINKS(root):
-            found = _TOPIC_IN_URL.search(target) or _APP_TOPIC.search(target)
-            if found:
-                return found.group(1)
-        for element in _TOPIC_LINKS(root):
-            found = _TOPIC_IN_URL.search(link_of(element) or "")
-            if found:
-                return found.group(1)
-        return None
+        return (first_id(_HEAD_LINKS(root), _TOPIC_IN_URL, _APP_TOPIC)
+                or first_id((link_of(element) or "" for element in _TOPIC_LINKS(root)),
+                            _TOPIC_IN_URL))
 
     @staticmethod
     def _title(root: HtmlElement) -> str | None:

@@ -15,8 +15,10 @@ rather than one strptime format per board, then localised by tally.times.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from itertools import chain
 from math import gcd
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -33,6 +35,7 @@ from tally.adapters.html import (
     class_set,
     collapse,
     first,
+    first_id,
     has_class_xpath,
     parser_encoding,
     parser_input,
@@ -826,12 +829,14 @@ def _thread_id(root: HtmlElement, boxes: Pagination) -> str | None:
     stops long before the messages (whose links a member may point at any topic); then the
     pagination links."""
     head = root.find("head")
-    if head is not None:
-        for link in head.iterchildren("link"):
-            if link.get("rel") == "canonical":
-                found = _TOPIC_IN.search(link.get("href") or "")
-                if found:
-                    return found.group(1)
+    links = head.iterchildren("link") if head is not None else ()
+    canonical = (link.get("href") or "" for link in links if link.get("rel") == "canonical")
+    return first_id(chain(canonical, _topic_links(root), (boxes.links,)), _TOPIC_IN)
+
+
+def _topic_links(root: HtmlElement) -> Iterator[str]:
+    """The hrefs of the "Post a reply" button, the print/watch/email links and the title's link,
+    in page order (before the posts: the search stops long before a member's links)."""
     for anchor in root.iter("a"):
         href = anchor.get("href")
         if not href or "t=" not in href:
@@ -839,11 +844,7 @@ def _thread_id(root: HtmlElement, boxes: Pagination) -> str | None:
         parent = anchor.getparent()
         if any(tool in href for tool in _TOOL_LINKS) or "maintitle" in (anchor.get(
                 "class") or "") or (parent is not None and parent.tag == "h2"):
-            found = _TOPIC_IN.search(href)
-            if found:
-                return found.group(1)
-    found = _TOPIC_IN.search(boxes.links)  # the pagination links (start= ones only)
-    return found.group(1) if found else None
+            yield href
 
 
 def _post_notes(post: Post, parts: Parts) -> tuple[str, ...]:
