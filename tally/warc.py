@@ -14,6 +14,7 @@ metadata and warcinfo records skipped, revisit records resolved to their origina
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import io
 import json
@@ -264,6 +265,18 @@ class _Record:
     refers_to: tuple[str | None, str | None, str | None] = (None, None, None)  # id, URI, date
 
 
+class _Complaints(io.StringIO):
+    """warcio reports a gzip member that breaks off mid-way ("Error -3 while decompressing
+    data: incorrect data check") on stderr and reads on as if the file ended there: the user
+    saw that line twice, then "truncated" for a file of full length. Here it is the error it
+    is (damaged gzip data)."""
+
+    def write(self, text: str) -> int:
+        if text.strip():
+            raise zlib.error(text.strip())
+        return len(text)
+
+
 def _records(path: Path, *, raw: bool = False) -> Iterator[_Record]:
     """Every record of the file, with one clean error for a file that is not a WARC, is cut
     short, or was gzipped as one stream instead of one member per record."""
@@ -271,7 +284,7 @@ def _records(path: Path, *, raw: bool = False) -> Iterator[_Record]:
         handle = open(path, "rb")  # noqa: SIM115 - closed in finally, the iterator is lazy
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    number = 0
+    number = reading = 0
     try:
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
@@ -279,8 +292,14 @@ def _records(path: Path, *, raw: bool = False) -> Iterator[_Record]:
         # Reading for a count, every record's digests are checked (issue 17): a page changed
         # after it was archived is never counted. verify() compares with the manifest instead.
         archive = ArchiveIterator(handle, check_digests=not raw)
-        for record in archive:
-            number += 1
+        records = iter(archive)
+        while True:
+            reading = number + 1  # the record an error is in: the next one, until it is read
+            with contextlib.redirect_stderr(_Complaints()):
+                record = next(records, None)
+            if record is None:
+                break
+            number = reading
             if record.rec_type is None or not hasattr(record.raw_stream, "limit"):
                 # A gzip member cut inside the record's own headers: nothing of it is readable.
                 raise InputError(f"{path}: truncated: the file ends inside record {number} "
@@ -288,12 +307,14 @@ def _records(path: Path, *, raw: bool = False) -> Iterator[_Record]:
             http = record.http_headers
             stream = record.raw_stream if raw or record.rec_type != "response" \
                 else record.content_stream()
-            payload = stream.read()
+            with contextlib.redirect_stderr(_Complaints()):
+                payload = stream.read()
             if record.raw_stream.limit:  # warcio ends quietly: Content-Length says more was due
                 raise InputError(f"{path}: truncated: the file ends inside record {number} "
                                  f"({_target(record)})")
             if not raw:
-                record.raw_stream.read()  # to the end: the digests are checked there
+                with contextlib.redirect_stderr(_Complaints()):
+                    record.raw_stream.read()  # to the end: the digests are checked there
                 if record.digest_checker.passed is False:
                     raise InputError(f"{path}: record {number} ({_target(record)}) does not "
                                      "match its digest: the archive was altered")
@@ -312,16 +333,18 @@ def _records(path: Path, *, raw: bool = False) -> Iterator[_Record]:
                              f"(byte {archive.offset} of {size})")
     except ArchiveLoadFailed as exc:
         detail = " ".join(str(exc).split())
+        if not detail.isprintable():  # the bytes found where a record should start: noise
+            detail = "damaged data where a record should start"
         if "non-chunked gzip" in detail:
             raise InputError(f"{path}: one gzip stream for the whole file, not one per record: "
                              "`warcio recompress` fixes it") from None
         if number == 0:
             raise InputError(f"{path}: not a WARC file ({detail[:80]})") from None
-        raise InputError(f"{path}: record {number + 1} cannot be read: {detail[:80]}") from None
-    except zlib.error:
-        raise InputError(f"{path}: record {number + 1}: damaged gzip data") from None
+        raise InputError(f"{path}: record {reading} cannot be read: {detail[:80]}") from None
+    except zlib.error as exc:
+        raise InputError(f"{path}: record {reading}: damaged gzip data ({exc})") from None
     except (OSError, EOFError, ValueError) as exc:
-        raise InputError(f"{path}: record {number + 1} cannot be read: {exc}") from None
+        raise InputError(f"{path}: record {reading} cannot be read: {exc}") from None
     finally:
         handle.close()
 

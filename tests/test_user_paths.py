@@ -363,3 +363,22 @@ def test_a_thread_url_that_is_no_web_address_is_a_game_file_error(tmp_path: Path
     forced = kira_file(tmp_path, "https://forum.example.org/viewtopic.php?f=3&t=412",
                        "phpbb:https://forum.example.org/viewtopic.php?f=3&t=412")
     assert run("count", forced, "--from", KIRA, "--fetched-at", "2016-01-18 03:10").exit_code == 0
+
+
+@pytest.mark.parametrize("at,said", [
+    (13539, "record 8: damaged gzip data (Error -3 while decompressing data: incorrect data "
+            "check)"),
+    (9026, "record 5 cannot be read: damaged data where a record should start"),
+])
+def test_a_damaged_warc_is_one_clear_line(tmp_path: Path, at: int, said: str):
+    # A third party checking a disputed count gets an archive with one byte damaged. Before:
+    # warcio's own "Error -3 while decompressing data: incorrect data check" on stderr, then
+    # "truncated: the file ends inside record 8" for a file of full length; or the raw gzip
+    # bytes found where a record should start, pasted into the error line.
+    data = bytearray((FIXTURES / "warc" / "kira-en-foreign.warc.gz").read_bytes())
+    data[at] ^= 0x55
+    damaged = tmp_path / "day1.warc.gz"
+    damaged.write_bytes(bytes(data))
+    result = run("count", KIRA / "game.toml", "--from-warc", damaged)
+    assert result.exit_code == 3
+    assert result.stderr == f"tally: error: {damaged}: {said}\n"
