@@ -62,7 +62,8 @@ def read_saved_pages(
                 # read once as the file (some engines tell the page by its address).
                 page = reader.parse(data, _page_address(engine, url, page, per_page), at)
         except TallyError as exc:
-            raise type(exc)(f"{path}: {exc}") from None
+            # A page with no address of its own was read under its path: name it once.
+            raise type(exc)(f"{path}: {str(exc).replace(f' {path}: ', ' ', 1)}") from None
         if check_saved:
             _written_before(page, at, path, stated=fetched_at is not None)
         pages.append((page, at))

@@ -382,3 +382,19 @@ def test_a_damaged_warc_is_one_clear_line(tmp_path: Path, at: int, said: str):
     result = run("count", KIRA / "game.toml", "--from-warc", damaged)
     assert result.exit_code == 3
     assert result.stderr == f"tally: error: {damaged}: {said}\n"
+
+
+def test_a_saved_login_page_is_named_once(tmp_path: Path):
+    # A login wall saved among the pages: exit 4, the file named once (it was named twice,
+    # "login/page-5.html: phpBB: login/page-5.html: not a thread page …").
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    for page in KIRA.glob("page-*.html"):
+        (folder / page.name).write_bytes(page.read_bytes())
+    (folder / "page-5.html").write_text(
+        '<html><body id="phpbb"><form id="login" action="./ucp.php?mode=login">'
+        '<input name="username"><input name="password" type="password"></form></body></html>')
+    result = run("count", KIRA / "game.toml", "--from", folder, "--fetched-at", "2016-01-18 03:10")
+    assert result.exit_code == 4
+    assert result.stderr == (f"tally: error: {folder / 'page-5.html'}: phpBB: not a thread page "
+                             "(login page: the thread needs a logged-in account)\n")
