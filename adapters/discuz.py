@@ -26,6 +26,7 @@ from tally.adapters.html import (
     Aside,
     block_text,
     class_set,
+    closes_document,
     collapse,
     first_id,
     has_class_xpath,
@@ -158,7 +159,6 @@ _PAGERS = (
 _LOOKS_LIKE = re.compile(
     rb"Discuz!|discuz_uid|id=\"postmessage_\d+\"|STYLEID\s*=\s*'", re.IGNORECASE
 )
-_END_OF_DOCUMENT = re.compile(rb"</html\s*>", re.IGNORECASE)
 
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
@@ -385,7 +385,7 @@ class Discuz(Engine):
     # -- pages ---------------------------------------------------------------------------------
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        if not _END_OF_DOCUMENT.search(data[-4096:]):
+        if not closes_document(data):
             raise TruncatedPage(
                 f"{self.label}: {ctx.url}: truncated page (the document ends before </html>)"
             )

@@ -32,7 +32,15 @@ from lxml.html import HtmlElement
 from tally import times
 from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext
-from tally.adapters.html import Aside, block_text, class_set, collapse, parser_input, split_body
+from tally.adapters.html import (
+    Aside,
+    block_text,
+    class_set,
+    closes_document,
+    collapse,
+    parser_input,
+    split_body,
+)
 from tally.errors import TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote, msg
 
@@ -380,7 +388,7 @@ class Forumotion(Engine):
             b"post--" in head and b"showhiddenmessage" in head)
 
     def parse_page(self, data: bytes, ctx: PageContext) -> Page:
-        if b"</html" not in data[-8192:] and b"</html" not in data[-8192:].lower():
+        if not closes_document(data, 8192):
             raise TruncatedPage(
                 f"{self.label}: {ctx.url}: truncated page (no closing </html>; cut download?)")
         if not self.looks_like(data):

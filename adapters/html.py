@@ -35,6 +35,14 @@ _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)"""
 _BOLD_STYLE = re.compile(r"font-weight\s*:\s*(bold|[6-9]00)", re.IGNORECASE)
 
 
+def closes_document(data: bytes, tail: int = 4096) -> bool:
+    """Whether the page's last `tail` bytes close the document (`</html`, any case): a cut
+    download does not, and its posts past the cut would be missing (base.py: TruncatedPage).
+    The literal search runs first: most pages write the tag in lower case."""
+    end = data[-tail:]
+    return b"</html" in end or b"</html" in end.lower()
+
+
 def declared_charset(data: bytes, default: str = "utf-8") -> str:
     """The charset a page declares in its first <meta> (old boards serve ISO-8859-1 or GBK)."""
     found = _CHARSET.search(data[:4096])

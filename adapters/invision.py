@@ -50,6 +50,7 @@ from tally.adapters.html import (
     Aside,
     block_text,
     class_set,
+    closes_document,
     collapse,
     first_id,
     parse_tree,
@@ -607,7 +608,7 @@ class Invision(Engine):
         if not posts:  # why not: a challenge, another engine, a cut download, an error page
             self._check_bytes(data, ctx)
             raise self.not_a_thread(ctx, self._why_no_posts(doc))
-        if b"</html>" not in data[-4096:].lower():
+        if not closes_document(data):
             raise self._truncated(data, ctx)
         reader = _Reader(self, markup, doc, _landmarks(doc), ctx)
         if markup is IPS4:
@@ -633,7 +634,7 @@ class Invision(Engine):
             other = next((who for mark, who in _OTHER_ENGINES if mark in head), None)
             raise self.not_a_thread(
                 ctx, f"a {other} page" if other else "no Invision markup")
-        if b"</html>" not in data[-4096:].lower():
+        if not closes_document(data):
             raise self._truncated(data, ctx)
 
     def _truncated(self, data: bytes, ctx: PageContext) -> TruncatedPage:

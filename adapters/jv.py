@@ -44,6 +44,7 @@ from tally.adapters.html import (
     Aside,
     block_text,
     class_set,
+    closes_document,
     collapse,
     declared_charset,
     first_id,
@@ -125,8 +126,6 @@ _REFRESH_HOME = re.compile(
     rb"<meta[^>]+http-equiv=[\"']?refresh[^>]+url=['\"]?(?:https?://(?:www\.)?jeuxvideo\.com)?"
     rb"/forums\.htm", re.IGNORECASE)
 _REFRESH_WORD = b"refresh"  # in any page _REFRESH_HOME matches, once lowercased
-# Searched in the lowercased tail: a literal prefix lets `re` skip ahead, IGNORECASE does not.
-_END_OF_DOCUMENT = re.compile(rb"</html\s*>")
 _LOOKS_LIKE = re.compile(
     rb"forumsAppPayload|bloc-message-forum|messageUser__msg|jeuxvideo\.com/forums/", re.IGNORECASE)
 _TITLE_TAIL = re.compile(r"\s+sur le forum .*$|\s+-\s+jeuxvideo\.com$")
@@ -940,7 +939,7 @@ class JV(Engine):
             raise self.not_a_thread(ctx, _CHALLENGE)
         if _REFRESH_WORD in head and _REFRESH_HOME.search(data[:8192]):
             raise self.not_a_thread(ctx, "the topic does not exist: JV redirects to forums.htm")
-        if not _END_OF_DOCUMENT.search(data[-4096:].lower()):
+        if not closes_document(data):
             raise TruncatedPage(f"{self.label}: {ctx.url}: truncated page "
                                 "(the document ends before </html>)")
 

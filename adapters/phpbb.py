@@ -33,6 +33,7 @@ from tally.adapters.html import (
     Aside,
     block_text,
     class_set,
+    closes_document,
     collapse,
     first,
     first_id,
@@ -383,7 +384,7 @@ class PhpBB(Engine):
         encoding = parser_encoding(data)
         root = _parse(data, encoding)
         elements, flavour, pagination = _post_elements(root)
-        truncated = b"</html" not in data[-1024:].lower()  # a cut download ends early
+        truncated = not closes_document(data, 1024)  # a cut download ends early
         if not elements:
             if truncated and self.looks_like(data):
                 raise TruncatedPage(f"{self.label}: {ctx.url}: page is cut off before its first "
