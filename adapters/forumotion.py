@@ -145,12 +145,12 @@ _THEME_ORDERS = {name: _theme_order(name) for name in (*(t.name for t in THEMES)
 _POSTS = etree.XPath("/descendant::*/@class[contains(., 'post--')]/..")
 _POST_CLASS = re.compile(r"(?:^|\s)post--(\d+)(?:\s|$)")
 _POST_IDS = re.compile(rb"post--(\d+)")
-# Text nodes that may start an edit notice (§1.4 wordings, EDIT_WORD below).
+# What every §1.4 wording of an edit notice holds (es, fr, en, pt, it, de), searched in a line's
+# text (EDIT_WORD) and, for the text nodes that may start a notice, in the tree (_EDIT_WORDS).
+_EDIT_STEMS = ("dición", "dicion", "dition", "edited", "ditado", "dição", "dicao", "modifica",
+               "bearbeitet")
 _EDIT_WORDS = etree.XPath(
-    "descendant::text()[contains(., 'dición') or contains(., 'dicion') or contains(., 'dition')"
-    " or contains(., 'edited') or contains(., 'ditado') or contains(., 'dição')"
-    " or contains(., 'dicao')"
-    " or contains(., 'modifica') or contains(., 'bearbeitet')]")
+    f"descendant::text()[{' or '.join(f'contains(., {stem!r})' for stem in _EDIT_STEMS)}]")
 # postrow.hidden placeholders: the showHiddenMessage(ID) link / #hidden-title--ID (§1.2).
 _HIDDEN_MENTIONS = etree.XPath(
     "/descendant::*/@href[contains(., 'showHiddenMessage(')]/.."
@@ -224,7 +224,7 @@ EDIT_RE = re.compile(
     r"|insgesamt\s+(?P<mal>\d+)[-\s]?mal\s+bearbeitet)",
     re.IGNORECASE,
 )
-EDIT_WORD = re.compile("dición|dicion|dition|edited|ditado|dição|dicao|modifica|bearbeitet")
+EDIT_WORD = re.compile("|".join(_EDIT_STEMS))
 
 
 def read_edit(line: str, ctx: PageContext, fetched_local: datetime) -> EditMarker | None:
