@@ -3,7 +3,8 @@
 An engine module writes three things: which URLs it accepts (`accepts`, `thread_key`), how page N
 of a thread is addressed (`page_url`), and a pure `parse_page(data, ctx) -> Page`. Fetching,
 retries, politeness, snapshots and progress live once, in tally.fetch / tally.crawl; they call
-these methods and never the other way round. Posting (login, reply) is added per engine later.
+these methods and never the other way round. Posting (login, reply) is each engine's `Replier`
+(tally.adapters.reply, adapters/<engine>_reply.py).
 
 Parsers are tolerant where FORUMS.md is unsure (template overrides, missing optional parts) and
 strict where a wrong answer would change a count: a page with no recognisable thread markup is a
