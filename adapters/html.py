@@ -1,9 +1,10 @@
 """HTML helpers shared by engine parsers: lxml only (DESIGN.md "Performance": no BeautifulSoup).
 
 Engine modules keep their own knowledge (which class is a quote on which forum); what lives here
-is the engine-neutral work: decoding bytes with the charset the page declares, collapsing
-whitespace, finding the id a page's links name, and turning a message element into a `Body` (own text with line breaks, bold spans,
-quotes, spoilers, code) given a classifier that names the engine's blocks.
+is the engine-neutral work: decoding bytes with the charset the page declares, telling a cut
+download, collapsing whitespace, finding the id a page's links name, and turning a message
+element into a `Body` (own text with line breaks, bold spans, quotes, spoilers, code) given a
+classifier that names the engine's blocks.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ posts of a user the viewer ignores, are posts: they are kept (hidden ones as `de
 rules say so, C6) and noted.
 
 A machine-readable time wins over the display text; a disagreement is kept as a post note
-(DESIGN.md "Time"). Display texts are read with the helpers of tally.times, in Russian and English.
+(DESIGN.md "Time"). Display texts, in Russian and English, are read by adapters/dates.py and
+localised by tally.times.
 """
 
 from __future__ import annotations
