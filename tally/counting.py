@@ -131,11 +131,16 @@ def read_saved(game: Game, url: str | None, source: Path, fetched_at: str | None
     engine_name = game.board.engine or forced
     stated = times.parse_game_time(fetched_at, game.timezone).utc if fetched_at else None
     engine = adapters.get(engine_name) if engine_name else None
-    return saved.read_saved_pages(source, engine, zone=game.timezone, url=plain_url,
-                                  fetched_at=stated, language=game.board.language,
-                                  per_page=game.board.per_page,
-                                  floor_names=game.board.floor_names,
-                                  one_of=[adapters.split_forced(other)[1] for other in one_of])
+    update, done = pages_bar()  # on a terminal only (issue 17: 5,000 posts read in silence)
+    try:
+        return saved.read_saved_pages(source, engine, zone=game.timezone, url=plain_url,
+                                      fetched_at=stated, language=game.board.language,
+                                      per_page=game.board.per_page,
+                                      floor_names=game.board.floor_names,
+                                      one_of=[adapters.split_forced(o)[1] for o in one_of],
+                                      progress=update)
+    finally:
+        done()
 
 
 def read_warc(game: Game, url: str, path: Path) -> Thread:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urljoin
@@ -37,12 +37,14 @@ def read_saved_pages(
     floor_names: tuple[str, ...] = (),
     check_saved: bool = True,
     one_of: Sequence[str] = (),
+    progress: Callable[[int, int | None], None] | None = None,
 ) -> Thread:
     """A thread from browser-saved pages, one file per page, in any order, duplicates allowed.
     `check_saved=False`: a post seemingly written after the save time is let through (`tally
     init`'s first reading, in a zone not yet known). `one_of`, with no `url`: the thread URLs
     the pages may be of (the game file's `threads`, for a --from-extra folder); the topic the
-    pages state must be one of theirs, and that one is the thread's URL."""
+    pages state must be one of theirs, and that one is the thread's URL.
+    `progress(done, total)`: told of each page read (a bar on a terminal; issue 17)."""
     files = _saved_files(Path(directory))
     if fetched_at is not None:
         _not_in_the_future(fetched_at)
@@ -68,6 +70,8 @@ def read_saved_pages(
             _written_before(page, at, path, stated=fetched_at is not None)
         pages.append((page, at))
         where[id(page)] = path
+        if progress:
+            progress(len(pages), len(files))
     assert engine is not None  # there is at least one file, and each one sets or keeps it
     if url is None or engine.topic_id(url) is None:
         # No topic to hold them to (no game URL, or a post link such as phpBB's ?p=): the pages

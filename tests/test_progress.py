@@ -129,6 +129,8 @@ def test_a_count_on_a_terminal_shows_the_posts_judged(no_display: None, monkeypa
                                       None)
     window = len(engine.cut(counted.thread, counted.game, counted.day).posts)
     assert shown[engine.JUDGING_POSTS][-2:] == [(window, window), (-1, None)]  # full, then gone
+    # --from: the saved pages read are shown too (a 5,000-post --from count was 24 s of silence)
+    assert shown["Reading pages"] == [(1, 4), (2, 4), (3, 4), (4, 4), (-1, None)]
     assert progress._display is not None and not progress._display._started
 
 
