@@ -70,9 +70,29 @@ def test_offline_after_a_crawl_that_failed_below_the_tail_counts_what_was_read_w
                 "at 2026-01-15 11:00:00 UTC; counted as of then") in text.stdout
         assert "(final)" not in text.stdout
 
+        # Nor does a WARC of the store pass the stale page off as current (a WARC keeps no
+        # record of crawls): export refuses, except the pages of a count (Thursday's snapshot).
+        warc = tmp_path / "game.warc.gz"
+        refused = CliRunner().invoke(app, ["export", str(game), "--warc", str(warc)])
+        assert refused.exit_code == 3, refused.output
+        assert refused.stderr == (
+            f"tally: error: the last crawl of {board.url} did not finish: some stored pages may be "
+            f"out of date; run `tally count {game}` online to finish it, or export a count's "
+            "pages with --snapshot ID\n")
+        assert not warc.exists()
+        thursday = CliRunner().invoke(app, ["export", str(game), "--warc", str(warc),
+                                            "--snapshot", "1"])
+        assert thursday.exit_code == 0, thursday.output
+
         # Online, the next run reads page 3 again: Dan's three votes, final.
         online = count(game, "--format", "json")
         assert online.exit_code == 0, online.output
         data = json.loads(online.stdout)
         assert {row["player"]: row["votes"] for row in data["counts"]} == {"Dan": 3, "Eve": 1}
         assert data["as_of"] == "2026-01-18T09:00:00Z" > data["deadline"]
+        # The crawl finished, the store exports, and the archive gives the same count.
+        exported = CliRunner().invoke(app, ["export", str(game), "--warc", str(warc)])
+        assert exported.exit_code == 0, exported.output
+        again = count(game, "--from-warc", str(warc), "--format", "json")
+        assert again.exit_code == 0, again.output
+        assert json.loads(again.stdout)["counts"] == data["counts"]

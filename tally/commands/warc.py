@@ -71,6 +71,13 @@ def _versions(game: Game, store: Store, snapshot: int | None) -> list[StoredPage
         if row.thread_key not in keys:
             raise InputError(f"snapshot {snapshot} is of {row.url}, not a thread of {game.path}")
         return store.pages(row.version_ids)
+    for key, url in keys.items():
+        # A WARC holds no record of crawls: a page left stale by a stopped crawl would read as
+        # current and `count --from-warc` would be final without the votes written on it since.
+        if store.unfinished_low(key) is not None:
+            raise InputError(f"the last crawl of {url} did not finish: some stored pages may be "
+                             f"out of date; run `tally count {game.path}` online to finish it, or "
+                             "export a count's pages with --snapshot ID")
     found = [version for key in keys for version in store.versions(key)]
     if not found:
         raise InputError(f"snapshot store {store.path}: no stored page of {game.path}'s threads; "
