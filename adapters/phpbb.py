@@ -10,6 +10,10 @@ text (DESIGN.md "Time"); a display text that disagrees with it by more than a mi
 Older pages only show display text in the board's zone ("Sun Jan 17, 2016 12:02 pm",
 "Dom 17 Ene 2016, 12:02", "Today, 12:02", "5 minutes ago"), read by a tolerant tokenizer
 rather than one strptime format per board, then localised by tally.times.
+
+Three modules: adapters/phpbb_layout.py finds the posts and where each style puts their parts,
+adapters/phpbb_parts.py reads what a part says (times, edit notices, quotes, signatures), and
+this one is the engine: URLs, pages, pagination and one post put together.
 """
 
 from __future__ import annotations
@@ -22,224 +26,36 @@ from itertools import chain
 from math import gcd
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
-from lxml import etree
-from lxml import html as lxml_html
 from lxml.html import HtmlElement
 
 from tally import times
-from tally.adapters import dates
 from tally.adapters.base import Engine, PageContext, reading_post
 from tally.adapters.html import (
-    Aside,
     block_text,
-    class_set,
     closes_document,
     collapse,
     first,
     first_id,
     has_class_xpath,
     parser_encoding,
-    parser_input,
     split_body,
 )
+from tally.adapters.phpbb_layout import _MAY_NUMBER, Parts, _before_reason, _page_of, _post_elements
+from tally.adapters.phpbb_parts import (
+    _CLOCK,
+    _SIG_RULE,
+    _parse,
+    _profile_link,
+    _text,
+    classify,
+    read_aside,
+    read_edit,
+    read_quote,
+    read_shown_time,
+    split_signature,
+)
 from tally.errors import ForumError, TruncatedPage
-from tally.model import Body, EditMarker, Page, Post, Quote, msg, msg_clauses, msg_n
-
-# The text under an element, as html.text_of gives it (no comments, no processing
-# instructions), in one libxml2 call: several times faster than joining itertext() on the
-# date lines, names and pagination boxes read on every page (DESIGN.md "Performance").
-_string = etree.XPath("string()", smart_strings=False)
-
-
-def _text(element: HtmlElement) -> str:
-    """_string's text; an element with no children (a name link, a <time>, an empty notice)
-    holds only its .text, read without the XPath call (about ten times cheaper)."""
-    if len(element):
-        return _string(element)
-    return element.text or ""
-
-
-def _parse(data: bytes, encoding: str) -> HtmlElement:
-    """html.parse_tree without libxml2's id index: nothing here looks elements up by id, and
-    building the index costs about 5% of the parse (DESIGN.md "Performance"). `encoding` is
-    html.parser_encoding's; html.parser_input decodes a windows-1252 page (every ISO-8859-1
-    board) as browsers do."""
-    data, encoding = parser_input(data, encoding)
-    parser = etree.HTMLParser(encoding=encoding, remove_comments=True, collect_ids=False)
-    root = etree.fromstring(data, parser=parser)
-    return root if root is not None else lxml_html.document_fromstring(b"<html></html>")
-
-
-# ---------------------------------------------------------------------------------------------
-# Shown times (FORUMS.md §2.1 date formats, §2.2 phpBB 2): read by the shared reader of
-# adapters/dates.py, which knows every language pack's names and relative forms.
-
-# Where the date line's date ends: its clock (the rest of a subSilver line is the subject).
-_CLOCK = re.compile(
-    r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?",
-    re.IGNORECASE,
-)
-
-
-def read_shown_time(text: str, fetched_local: datetime) -> datetime | None:
-    """The naive wall time a phpBB date text shows ("Sun Jan 17, 2016 12:02 pm", "Dom 17 Ene
-    2016, 12:02", "Today, 12:02", "5 minutes ago"), or None when it shows none."""
-    shown = dates.find_last(text, fetched_local)
-    return shown.at if shown is not None else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Edit notices (§2.1 EDITED_TIMES_TOTAL, Spanish packs; §2.2 phpBB 2)
-
-_EDIT = re.compile(
-    r"(?:last\s+edited\s+by|[úu]ltima\s+edici[óo]n\s+por|derni[èe]re\s+[ée]dition\s+par"
-    # de, nl, it, pt packs: the editor is plain text on phpBB 2 pages (a link on 3.x)
-    r"|zuletzt\s+(?:ge[äa]ndert|bearbeitet)\s+von|laatst\s+(?:gewijzigd|aangepast|bewerkt)\s+door"
-    r"|ultima\s+modifica\s+di|[úu]ltima\s+edi[çc][ãa]o\s+por)\s+"
-    r"(?P<editor>.+?)\s+(?:on|el|le|am|op|il|em)\s+(?P<date>.+?)\s*[,;]\s*"
-    r"(?:edited|editado|[ée]dit[ée]|insgesamt|in\s+totaal|modificato)\s+(?P<times>\d+)",
-    re.IGNORECASE,
-)
-# The verb of every language pack's EDITED_TIMES_TOTAL (phpBB 3.x packs: ru "Последний раз
-# редактировалось X Пн май 04, 2020 10:00 am, всего редактировалось 1 раз.", de "Zuletzt
-# geändert von X am …, insgesamt 2-mal geändert.", nl "Laatst gewijzigd door X op …, 2 keer
-# totaal gewijzigd.", pl "Ostatnio zmieniony … przez X, łącznie zmieniany 2 razy.", it "Ultima
-# modifica di X il …", pt "Última edição por X em …", ro "Ultima oară modificat … de către X",
-# tr "En son … tarihinde X tarafından … 2 kere düzenlendi.", no "Sist redigert av"; phpBB 2
-# packs: tr "… tarafından … tarihinde değiştirildi", nl "Laatst aangepast door"). A
-# div.notice without one (prosilver's "Last bumped by X on …") is no edit.
-_EDIT_WORDS = re.compile(
-    r"edited|edici[óo]n|editado|[ée]dit|edição|редактир|редагов|ge[äa]ndert|bearbeitet|"
-    r"gewijzigd|bewerkt|zmienion|zmieniany|edytowan|modific|düzenlen|redigert|redigerad|"
-    r"upraven|upravil|编辑|編輯|編集|промян|промен|değiştir|aangepast|"
-    # Packs no fixture shows yet (da, hu, fi, el, et, lt, lv, sl, hr/sr, id, vi, ko, ar, he, fa,
-    # th): a notice of theirs read as no edit would count an edited vote as unedited (K4).
-    r"redigeret|szerkeszt|muokan|επεξεργ|muutis|redagav|labo|uredi|uređ|diubah|s[ửu]a|수정|"
-    r"عدل|تعديل|נערך|ویرایش|แก้ไข",
-    re.IGNORECASE)
-
-
-def read_edit(notice: str, editor_link: str | None, fetched_local: datetime,
-              zone: str) -> EditMarker | None:
-    """An EditMarker from the notice text; None when the text is no edit notice.
-
-    Packs put the editor, the date and the count in any order; the count is the last number
-    of every pack's wording, the date is read once the editor's name is taken out (a name may
-    hold digits)."""
-    text = collapse(notice)
-    found = _EDIT.search(text)
-    if found is None:
-        if not _EDIT_WORDS.search(text):
-            return None
-        rest = text.replace(editor_link, " ") if editor_link else text
-        times_found = re.search(r"(\d+)\D*$", rest)
-        shown = read_shown_time(rest, fetched_local)
-        return EditMarker(text=text, editor=editor_link,
-                          edited_at=times.localise(shown, zone).utc if shown else None,
-                          times=int(times_found.group(1)) if times_found else None)
-    shown = read_shown_time(found["date"], fetched_local)
-    return EditMarker(
-        text=text,
-        editor=editor_link or found["editor"].strip(),
-        edited_at=times.localise(shown, zone).utc if shown else None,
-        times=int(found["times"]),
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Message bodies: quotes, code, spoilers, signature (§2.1 bbcode.html, §2.2 bbcode.tpl)
-
-_QUOTE_TABLE = etree.XPath(
-    "./tr/td[contains(@class, 'quote')] | ./tbody/tr/td[contains(@class, 'quote')]")
-_CODE_TABLE = etree.XPath(
-    "./tr/td[contains(@class, 'code')] | ./tbody/tr/td[contains(@class, 'code')]")
-_CITE = etree.XPath("./cite | ./div/cite")
-_WROTE = re.compile(
-    r"^\s*(?P<author>.+?)\s+(?:wrote|escribi[óo]|a\s+[ée]crit|ha\s+scritto|scrisse|escreveu|"
-    r"schrieb|(?:на)?писала?|schreef|napisał|napisal|yazdı|a\s+scris|napsal|написа|写道|寫道)\b",
-    re.IGNORECASE)
-_DROP_CLASSES = frozenset(("attachbox", "inline-attachment", "notice", "post-notice"))
-# subsilver2's bbcode.html writes a caption div, then the block as its next sibling.
-_CAPTIONED: dict[str, Aside] = {
-    "quotecontent": "quote", "codecontent": "code", "quotetitle": "drop", "codetitle": "drop",
-    "attachtitle": "drop", "attachcontent": "drop"}
-
-
-def classify(element: HtmlElement) -> Aside | None:
-    tag = element.tag
-    if tag == "blockquote" or (tag == "table" and _QUOTE_TABLE(element)):
-        return "quote"
-    raw = element.get("class")
-    if not raw and tag != "table" and tag != "details":
-        return None  # every other block is known by its class (called on every child element)
-    classes = frozenset((raw or "").split())
-    if tag == "div" and not classes.isdisjoint(_CAPTIONED):
-        return next(_CAPTIONED[name] for name in classes if name in _CAPTIONED)
-    if "codebox" in classes or (tag == "table" and _CODE_TABLE(element)):
-        return "code"
-    if tag == "details" or "spoil" in (element.get("class") or "").lower():
-        return "spoiler"  # no stock spoiler BBCode: extensions use spoiler*/spoil* classes
-    if "signature" in classes:
-        return "signature"
-    if classes & _DROP_CLASSES or (tag == "span" and "gensmall" in classes):
-        return "drop"  # attachments, notices; subSilver's edit notice span in the message cell
-    return None
-
-
-def _profile_link(element: HtmlElement) -> HtmlElement | None:
-    """The first link to a member's profile under `element`; a walk, not an XPath, on the few
-    nodes of a name cell, caption or notice (several times cheaper)."""
-    for link in element.iterdescendants("a"):
-        if "mode=viewprofile" in (link.get("href") or ""):
-            return link
-    return None
-
-
-def _quote_author(header: HtmlElement | None) -> str | None:
-    if header is None:
-        return None
-    link = _profile_link(header)
-    if link is not None:  # 3.2+: <cite><a href="memberlist…">Bob</a> wrote: …</cite>
-        return collapse(_text(link)) or None
-    found = _WROTE.match(collapse(_text(header)))
-    return found["author"] if found else None
-
-
-def read_quote(element: HtmlElement) -> Quote:
-    """A prosilver blockquote (cite inside), a subSilver quote table ("X wrote:" row) or a
-    subsilver2 div.quotecontent (its caption "X wrote:" is the div.quotetitle before it)."""
-    if element.tag == "table":
-        cell = _QUOTE_TABLE(element)[0]
-        header = first(element, ("./tr[1]/td", "./tbody/tr[1]/td"))
-        return Quote(text=block_text(cell), author=_quote_author(header))
-    if element.tag == "div":
-        caption = element.getprevious()
-        if caption is not None and "quotetitle" in class_set(caption):
-            return Quote(text=block_text(element), author=_quote_author(caption))
-    cites = _CITE(element)
-    cite = cites[0] if cites else None
-    text = block_text(element, lambda child: child is cite)
-    return Quote(text=text, author=_quote_author(cite))
-
-
-def read_aside(element: HtmlElement) -> str:
-    """Spoiler, code and signature text without their captions ("Code: Select all", buttons)."""
-    if "codebox" in class_set(element):
-        code = first(element, (".//pre", ".//code"))
-        if code is not None:
-            return block_text(code)
-    return block_text(element)
-
-
-_SIG_RULE = "_________________"  # phpBB 2 appends "<br />_________________<br />{signature}"
-
-
-def split_signature(body: Body) -> Body:
-    own, rule, signature = body.own.partition(_SIG_RULE)
-    if not rule:
-        return body
-    return replace(body, own=own.rstrip("\n"), signature=signature.strip("\n"))
-
+from tally.model import Body, EditMarker, Page, Post, msg, msg_clauses, msg_n
 
 # ---------------------------------------------------------------------------------------------
 # URLs (§2.1 pagination, §2.4 sid and HTTrack)
@@ -300,20 +116,6 @@ _TAGS = re.compile(r"<[^>]*>")
 _FOOTER_MARKERS = (b"All times are", b"Todos los horarios", b"Les heures sont",
                    b"Heures au format", b"Tutti gli orari")
 _FOOTER_TAIL = 8192
-_PAGE_OF = re.compile(
-    r"(?:Page|P[áa]gina|Seite|Strona)\s+(\d+)\s+(?:of|de|di|von|sur|z)\s+(\d+)"
-    r"|(?<![\d/])(\d+)\s*/\s*(\d+)(?![\d/])", re.IGNORECASE)
-
-# What a text needs to hold a page number: a character str.isdigit() may take (every \d of
-# _PAGE_OF is one): 0-9, the Latin-1 ¹²³, or a character past Latin-1. Most pagination boxes
-# (subSilver's "Back to top" on every post, "View previous topic", &nbsp;) hold none.
-_MAY_NUMBER = re.compile("[0-9\xb2\xb3\xb9\u0100-\U0010ffff]")
-
-
-def _page_of(text: str) -> re.Match[str] | None:
-    """"Page x of y" (or "x / y") in a box's text; a text with no digit is spared the search."""
-    return _PAGE_OF.search(collapse(text)) if _MAY_NUMBER.search(text) else None
-
 _START = re.compile(r"[?&](?:amp;)?start=(\d+)")
 _MESSAGE_BOX = ("//div[@id='message']", "//div[contains(@class, 'panel')][.//h2]",
                 "//table[contains(@class, 'forumline')]//span[contains(@class, 'gen')]")
@@ -522,299 +324,6 @@ class Pagination:
             step = gcd(step, int(start))
         return step or None
 
-
-# "profile", "author", "content", "notice", "deleted", "signature"; subsilver2 adds "name",
-# "user_link" and "hidden" (a post shown as a one-line notice: ignored author, deleted post).
-Parts = dict[str, HtmlElement]
-
-# Posts and their parts are found by plain element walks (DESIGN.md "Performance": several
-# times faster than XPath class tests here); a part a template moved is searched per post.
-# _part_kind checks the exact class tokens.
-_PART_WORDS = re.compile("post|content|notice|signature|author|ignore")
-_POST_ID = re.compile(r"p\d+$")
-
-
-def _part_kind(tag: str, class_attr: str) -> str | None:
-    classes = class_attr.split()
-    if tag == "dl":
-        return "profile" if "postprofile" in classes else None
-    if tag == "p" and "author" in classes:
-        return "author"
-    if "post_deleted_msg" in classes or "post-notice" in classes:
-        return "deleted" if "post_deleted_msg" in classes or "deleted" in classes else None
-    if tag == "div" and "ignore" in classes:
-        return "ignore"  # "This post was made by X who is on your ignore list" / "deleted by"
-    for kind in ("content", "notice", "signature"):
-        if kind in classes:
-            return kind
-    return None
-
-
-def _parts_of(post: HtmlElement) -> Parts:
-    """The first element of each kind inside one post."""
-    parts: Parts = {}
-    search = _PART_WORDS.search
-    for element in post.iterdescendants("div", "dl", "p"):
-        classes = element.get("class")
-        if classes and search(classes):
-            kind = _part_kind(element.tag, classes)
-            if kind is not None and kind not in parts:
-                parts[kind] = element
-    return parts
-
-
-def _landmarks(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Parts]], list[HtmlElement]]:
-    """One walk: prosilver posts (div#p{ID}.post) with their parts, and the pagination boxes
-    (prosilver div.pagination; subSilver span.nav / td.nav: "Page 1 of 2", "Goto page")."""
-    posts: dict[str, tuple[HtmlElement, Parts]] = {}
-    boxes = []
-    for element in root.iter("div", "span", "td"):
-        classes = element.get("class")
-        if not classes:
-            continue
-        element_id = element.get("id") if "post" in classes else None  # most are not posts
-        if element_id and _POST_ID.match(element_id) and "post" in classes.split():
-            parts = _parts_of(element)
-            if "ignore" in parts and "content" not in parts:
-                parts["hidden"] = parts["ignore"]  # 3.0: the placeholder replaces the post
-            posts.setdefault(element_id[1:], (element, parts))
-        elif "pagination" in classes or "nav" in classes:
-            tokens = classes.split()
-            if "pagination" in tokens or (element.tag != "div" and "nav" in tokens):
-                boxes.append(element)
-    return posts, boxes
-
-
-def _subsilver_parts(row: HtmlElement) -> Parts:
-    """§2.2: span.name > b (author), the span.postdetails that is not the "Joined: …" one beside
-    the name (date), the cell holding span.postbody (message), span.gensmall after it (edit)."""
-    parts: Parts = {}
-    for span in row.iter("span"):
-        classes = span.get("class")
-        if not classes:
-            continue
-        if "name" in classes and "name" not in parts and "name" in classes.split():
-            parts["name"] = next(span.iter("b"), span)
-        elif "postdetails" in classes and "author" not in parts and not _beside_name(span):
-            parts["author"] = span
-        elif "postbody" in classes and "content" not in parts:
-            parts["content"] = span.getparent()
-        elif "gensmall" in classes and "notice" not in parts and \
-                span.getparent() is parts.get("content"):
-            parts["notice"] = span
-    return parts
-
-
-def _beside_name(span: HtmlElement) -> bool:
-    cell = span.getparent()
-    while cell is not None and cell.tag != "td":
-        cell = cell.getparent()
-    if cell is None:
-        return False
-    for child in cell.iterchildren("span"):
-        if "name" in (child.get("class") or "").split():
-            return True
-    return False
-
-
-def _post_elements(root: HtmlElement) -> tuple[dict[str, tuple[HtmlElement, Parts]], str,
-                                               list[HtmlElement]]:
-    """Post id -> (post element, its parts), in page order, the template family and the
-    pagination boxes."""
-    posts, boxes = _landmarks(root)
-    if posts:
-        return posts, "prosilver", boxes
-    # The table styles mark posts by named anchors: one walk finds them for both.
-    anchors = [anchor for anchor in root.iter("a") if anchor.get("name")]
-    rows = _subsilver_posts(anchors)
-    if rows:
-        return rows, "subsilver", boxes
-    return _subsilver2_posts(anchors), "subsilver2", _with_page_links(boxes)
-
-
-def _subsilver_posts(anchors: list[HtmlElement]) -> dict[str, tuple[HtmlElement, Parts]]:
-    """Post id -> (row, parts) for each span.name > a[name=ID] (§2.2), in page order."""
-    rows: dict[str, tuple[HtmlElement, Parts]] = {}
-    for anchor in anchors:
-        name = anchor.get("name")
-        if name.isdigit() and _in_name_span(anchor):
-            row = next(anchor.iterancestors("tr"), None)
-            if row is not None:
-                rows[name] = (row, _subsilver_parts(row))
-    return rows
-
-
-def _in_name_span(anchor: HtmlElement) -> bool:
-    """span[contains(@class, 'name')] > a, as a test of the anchor's parent."""
-    parent = anchor.getparent()
-    return parent is not None and parent.tag == "span" and "name" in (parent.get("class") or "")
-
-
-# subsilver2 (phpBB 3.0-3.2's table style, viewtopic_body.html): each post is a table.tablebg
-# of a header row (<a name="p{ID}">, b.postauthor, td.gensmall "<b>Posted:</b> DATE"), a body
-# row (td.profile, then div.postbody, the signature as a .postbody after "_________________",
-# the edit notice) and a footer row (the profile button, memberlist.php?mode=viewprofile&u=ID).
-# A hidden post (ignored author, 3.1+ soft-deleted) is a header row of one td.gensmall only.
-
-
-def _subsilver2_posts(anchors: list[HtmlElement]) -> dict[str, tuple[HtmlElement, Parts]]:
-    """Post id -> (header row, parts), in page order, from the page's named anchors; empty when
-    no header row has a b.postauthor (the page is another style's)."""
-    heads: dict[str, HtmlElement] = {}
-    for anchor in anchors:
-        name = anchor.get("name")
-        if _POST_ID.match(name):
-            row = _header_row(anchor)
-            if row is not None:
-                heads.setdefault(name[1:], row)
-    names = {pid: _postauthor(row) for pid, row in heads.items()}
-    if not any(name is not None for name in names.values()):
-        return {}
-    starts = set(heads.values())
-    return {pid: (row, _subsilver2_parts(_post_rows(row, starts), names[pid]))
-            for pid, row in heads.items()}
-
-
-def _header_row(anchor: HtmlElement) -> HtmlElement | None:
-    """The row holding a post anchor; None for an anchor in a message or signature (a
-    user's)."""
-    for up in anchor.iterancestors():
-        if up.tag == "tr":
-            return up
-        if "postbody" in (up.get("class") or ""):
-            return None
-    return None
-
-
-def _post_rows(head: HtmlElement, starts: set[HtmlElement]) -> list[HtmlElement]:
-    """The header row and the rows after it, up to the next post's header row."""
-    rows = [head]
-    for row in head.itersiblings("tr"):
-        if row in starts:
-            break
-        rows.append(row)
-    return rows
-
-
-def _postauthor(row: HtmlElement) -> HtmlElement | None:
-    for bold in row.iter("b"):
-        if "postauthor" in (bold.get("class") or "").split():
-            return bold
-    return None
-
-
-def _subsilver2_parts(rows: list[HtmlElement], name: HtmlElement | None) -> Parts:
-    """The parts of one post's rows; `name` is the header row's b.postauthor."""
-    content, footer = None, []
-    for at, row in enumerate(rows):
-        content = _first_postbody(row)
-        if content is not None:
-            footer = rows[at + 1:]
-            break
-    if name is None and content is None:
-        cells = rows[0].findall("td")
-        if len(cells) == 1:
-            return {"hidden": cells[0]}
-    parts: Parts = {}
-    if name is not None:
-        parts["name"] = name
-        label = _posted_label(rows[0], name)
-        if label is not None:
-            parts["author"] = label.getparent()
-    if content is not None:
-        parts["content"] = content
-        parts.update(_after_message(content))
-        link = next((a for row in footer for a in row.iter("a")
-                     if "mode=viewprofile" in (a.get("href") or "")), None)
-        if link is not None:
-            parts["user_link"] = link
-    return parts
-
-
-def _first_postbody(row: HtmlElement) -> HtmlElement | None:
-    for element in row.iter("div", "span"):
-        classes = element.get("class")
-        if classes and "postbody" in classes and "postbody" in classes.split():
-            return element
-    return None
-
-
-def _posted_label(head: HtmlElement, name: HtmlElement) -> HtmlElement | None:
-    """The last bold label of the header row, "<b>Posted:</b>": the date follows it (the
-    subject, user text, comes before it)."""
-    inside = set(name.iter()) if len(name) else None  # bold inside a name is no label
-    label = None
-    for bold in head.iter("b", "strong"):
-        if bold is not name and (inside is None or bold not in inside):
-            label = bold
-    return label
-
-
-def _after_message(content: HtmlElement) -> Parts:
-    """The signature and the edit notice among what follows the message in its cell (§2.1
-    wording; with a reason, the notice is in a table.tablebg of td.row3 > span.gensmall), also
-    when a board wrapped the message in more divs. Other span.gensmall there (bump notice,
-    download notice, attachment sizes) are not edits."""
-    parts: Parts = {}
-    element = content
-    while True:
-        for sibling in element.itersiblings():
-            classes = sibling.get("class")
-            if classes and "postbody" in classes.split() and \
-                    collapse(_text(sibling)).startswith(_SIG_RULE):
-                parts.setdefault("signature", sibling)
-            elif "notice" not in parts and (sibling.tag == "span" or sibling.tag == "table"):
-                notice = _edit_span(sibling)
-                if notice is not None:
-                    parts["notice"] = notice
-        parent = element.getparent()
-        if parent is None or parent.tag == "td":
-            return parts
-        element = parent
-
-
-def _before_reason(notice: HtmlElement) -> str:
-    """The notice's text up to the <br> after it: prosilver writes the edit reason after one
-    ("<br><strong>Reason:</strong> <em>…</em>"), and a reason's numbers or dates are no part of
-    the edit count or time (phpBB 2 puts two <br> before its notice)."""
-    if notice.find(".//br") is None:
-        return _text(notice)
-    pieces = [notice.text or ""]
-    for child in notice:
-        if child.tag == "br" and "".join(pieces).strip():
-            break
-        pieces.append(_text(child))
-        pieces.append(child.tail or "")
-    return "".join(pieces)
-
-
-def _edit_span(element: HtmlElement) -> HtmlElement | None:
-    """`element` itself when it is an edit notice span, or the notice in its td.row3."""
-    tag = element.tag
-    if tag == "span":
-        return element if _is_edit_notice(element) else None
-    if tag != "table":
-        return None
-    return next((span for span in element.iter("span")
-                 if "row3" in (span.getparent().get("class") or "").split()
-                 and _is_edit_notice(span)), None)
-
-
-def _is_edit_notice(span: HtmlElement) -> bool:
-    classes = (span.get("class") or "").split()
-    return "gensmall" in classes and "error" not in classes and \
-        _EDIT_WORDS.search(_text(span)) is not None
-
-
-def _with_page_links(boxes: list[HtmlElement]) -> list[HtmlElement]:
-    """subsilver2 shows "Page 1 of 3" in a td.nav and the page links (with start=) in the
-    td.gensmall cells beside it."""
-    out = []
-    for box in boxes:
-        out.append(box)
-        if box.tag == "td" and _page_of(_text(box)):
-            out.extend(box.itersiblings("td"))
-    return out
 
 
 _TOPIC_IN = re.compile(r"[?&](?:amp;)?t=(\d+)")
