@@ -13,14 +13,17 @@ from tally.rules.trigger_cn import PRESET, Judged, judge_triggers, last_valid_vo
 
 
 def judge_thread(thread: Thread, game: Game) -> Judged:
-    """Every trigger met or still open over the whole thread, as at its newest fetch."""
+    """Every trigger met or still open over the whole thread, as at its newest fetch (or as it
+    stood when last read whole, after a crawl that stopped: tally.crawl)."""
     PRESET.validate(game)
-    posts = engine.in_order(thread.posts)
+    point = thread.fetched_at or times.now()
+    # The posts shown by then, as a count's window (C6): after a stopped crawl, later pages
+    # hold posts written after a stale page's unread ones, and the first match would be wrong.
+    posts = [post for post in engine.in_order(thread.posts) if post.created_at <= point]
     extractor = Extractor(game, PRESET.syntax)
     voters = {p.id: extractor.ballot(p).voter for p in posts}
     last = None
     first = game.days[0]
-    point = thread.fetched_at or times.now()
     # The conditions read the whole thread (floors, first posts, who posted): a missing page
     # could hold the post that meets one (issue 16), whatever the day.
     engine.require_pages(thread, None, point, "a post a trigger reads")

@@ -96,3 +96,47 @@ def test_offline_after_a_crawl_that_failed_below_the_tail_counts_what_was_read_w
         again = count(game, "--from-warc", str(warc), "--format", "json")
         assert again.exit_code == 0, again.output
         assert json.loads(again.stdout)["counts"] == data["counts"]
+
+
+def test_the_trigger_report_after_a_crawl_that_failed_below_the_tail(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trigger report reads the whole thread: with page 3 stale (floors 26-30 unread) and
+    page 4 read (floors 31-35), a condition met first by Carol's floor 27 was given to Alice's
+    floor 31, the first match the report saw: the wrong substitute killer, in a report that
+    said nothing was missing. It is judged as the thread stood when last read whole (nobody
+    yet), then, once the next online run has read page 3, at floor 27."""
+    monkeypatch.setitem(Fetcher.__init__.__kwdefaults__, "delay", 0.0)
+    monkeypatch.setitem(Fetcher.__init__.__kwdefaults__, "retries", 1)
+    with FakePhpBB() as board:
+        game = write_game(tmp_path, board.url, preset="trigger-cn", extra="""
+[[events]]
+at = "2026-01-15 08:00"
+kind = "trigger"
+condition = "regex"
+pattern = "喝茶"
+name = "tea"
+secret = true
+""")
+        game.write_text(game.read_text().replace('name = "Eve"\n', 'name = "Eve"\nrole = "杀手"\n'))
+        for minute in range(25):
+            board.add_post("Bob", f"聊天 {minute}", paris(f"2026-01-15 10:{minute:02d}"))
+        now_at(monkeypatch, "2026-01-15 12:00", "+01:00")
+        assert count(game).exit_code == 0
+        for minute in range(5):  # floors 26-30, page 3: Carol's floor 27 meets it
+            board.add_post("Carol" if minute == 1 else "Dan",
+                           "我去喝茶" if minute == 1 else f"早 {minute}",
+                           paris(f"2026-01-16 09:{minute:02d}"))
+        for minute in range(5):  # floors 31-35, page 4: Alice's floor 31 too
+            board.add_post("Alice", "我也喝茶" if minute == 0 else f"晚 {minute}",
+                           paris(f"2026-01-16 20:{minute:02d}"))
+        now_at(monkeypatch, "2026-01-18 10:00", "+01:00")
+        board.fail_next("GET /viewtopic.php?f=2&t=7&start=20", "503")
+        assert count(game).exit_code == 4
+        stale = CliRunner().invoke(app, ["triggers", str(game), "--offline"])
+        assert stale.exit_code == 0, stale.output
+        assert "已触发：无" in stale.stdout and "Alice" not in stale.stdout  # met: none
+        assert "未触发（1）：\n  - “tea”" in stale.stdout  # open: tea
+        assert count(game).exit_code == 0  # the next online run reads page 3 again
+        whole = CliRunner().invoke(app, ["triggers", str(game), "--offline"])
+        assert whole.exit_code == 0, whole.output
+        assert "Carol" in whole.stdout and "27" in whole.stdout and "Alice" not in whole.stdout
