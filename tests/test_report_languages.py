@@ -414,3 +414,29 @@ def test_the_trigger_report_in_chinese(tmp_path: Path) -> None:
         "公布（T6）",
         "未触发（1）：", "  - “99楼”", "替补杀手：阿飞（待转正）"]
     assert untranslated(report, "zh") == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Every note an adapter writes is a message (issue 14): an f-string note would be English in
+# every language's GM report, and the catalogue check cannot see it (it is no msgid).
+
+
+@pytest.mark.parametrize("engine", ["phpbb", "forumotion", "invision", "discuz", "jv"])
+def test_every_note_an_adapter_writes_is_a_message(engine: str) -> None:
+    from casefiles import case_dirs, load_case
+
+    from tally import adapters
+    from tally.model import Message
+
+    reader, seen, english = adapters.get(engine), 0, []
+    for case_dir in case_dirs(engine):
+        for saved in load_case(case_dir).pages:
+            try:
+                page = reader.parse_page(saved.data, saved.ctx)
+            except Exception:  # noqa: BLE001  cases that test a refusal
+                continue
+            notes = [*page.notes, *(n for post in page.posts for n in post.notes)]
+            seen += len(notes)
+            english += [f"{case_dir.name}/{saved.file}: {n}" for n in notes
+                        if not isinstance(n, Message)]
+    assert seen and english == []
