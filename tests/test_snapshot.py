@@ -81,7 +81,7 @@ def test_snapshot_keeps_every_fetch_as_a_version_with_its_hash(
     first = run("snapshot", str(game), now="2016-01-18T03:10:00Z")
     assert first.exit_code == 0, first.output
     assert first.stdout == (f"snapshot 1: {thread_url(httpserver)}, 4 pages, 4 new versions "
-                            f"(4 changed since the last fetch), sha256 of the page set "
+                            f"(the thread's first fetch), sha256 of the page set "
                             f"{page_set(forum.pages)}\n")
     served_first = dict(forum.pages)
     # Bob edits his vote after the deadline with no notice shown; the rest is as before.

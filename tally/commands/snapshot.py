@@ -61,9 +61,12 @@ def _take(game: Game, store_path: Path | None) -> None:
                                            game_text=text, version_ids=read.version_ids,
                                            result=result)
             new = len(read.fetched)
+            fresh = set(read.fetched)  # nothing stored before: no "last fetch" to differ from
+            since = ("the thread's first fetch" if all(v.id in fresh for v in read.versions)
+                     else f"{changed} changed since the last fetch")
             typer.echo(f"snapshot {number}: {read.url}, {pages} page{'s' if pages != 1 else ''}, "
-                       f"{new} new version{'s' if new != 1 else ''} ({changed} changed since the "
-                       f"last fetch), sha256 of the page set {digest}")
+                       f"{new} new version{'s' if new != 1 else ''} ({since}), sha256 of the "
+                       f"page set {digest}")
 
 
 def changed_versions(read: StoredThread) -> int:
