@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar
 
-from tally.errors import NotAThreadPage, ParserCrash, TallyError
+from tally.errors import InputError, NotAThreadPage, ParserCrash, TallyError
 from tally.model import Page
 
 # `--strict` for reading pages (JV's payload/HTML canary on every message, not a sample): set
@@ -128,3 +128,8 @@ class Engine(ABC):
 
     def not_a_thread(self, ctx: PageContext, what: str) -> NotAThreadPage:
         return NotAThreadPage(f"{self.label}: {ctx.url}: not a thread page ({what})")
+
+    def not_a_thread_url(self, url: str, what: str) -> InputError:
+        """A URL this engine cannot address pages of (`what`: the form it wants): bad input,
+        exit 3, never the forum's failure (exit 4) nor a crash."""
+        return InputError(f"{self.label}: {url}: not a {what}")

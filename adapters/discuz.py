@@ -34,7 +34,7 @@ from tally.adapters.html import (
     split_body,
     string_of,
 )
-from tally.errors import ForumError, InputError, TruncatedPage
+from tally.errors import ForumError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, Quote, msg, msg_clauses, msg_n
 
 # ---------------------------------------------------------------------------------------------
@@ -358,7 +358,7 @@ class Discuz(Engine):
     def thread_key(self, url: str) -> str:
         tid = _tid(url)
         if tid is None:
-            raise InputError(f"{self.label}: {url}: not a Discuz! thread URL")
+            raise self.not_a_thread_url(url, "Discuz! thread URL")
         return f"tid={tid}"
 
     def page_url(self, url: str, number: int, per_page: int | None = None) -> str:

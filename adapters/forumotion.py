@@ -362,7 +362,7 @@ class Forumotion(Engine):
     def _topic(self, url: str) -> TopicUrl:
         topic = split_topic_url(self.normalise_url(url))
         if topic is None:
-            raise ValueError(f"{self.label}: {url}: not a Forumotion topic URL (/t123-slug)")
+            raise self.not_a_thread_url(url, "Forumotion topic URL (/t123-slug)")
         return topic
 
     def thread_key(self, url: str) -> str:

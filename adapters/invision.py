@@ -332,7 +332,7 @@ class Invision(Engine):
     def thread_key(self, url: str) -> str:
         topic = _topic_id(url)
         if topic is None:
-            raise InputError(f"{self.label}: {url}: not a topic URL (no showtopic= or /topic/N-)")
+            raise self.not_a_thread_url(url, "topic URL (no showtopic= or /topic/N-)")
         return f"topic={topic}"
 
     def page_url(self, url: str, number: int, per_page: int | None = None) -> str:

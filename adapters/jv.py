@@ -64,7 +64,7 @@ from tally.adapters.jv_messages import (
     read_shown_time,
 )
 from tally.adapters.jv_payload import FORUM_LIST, Payload, read_payload
-from tally.errors import ForumError, InputError, TruncatedPage
+from tally.errors import ForumError, TruncatedPage
 from tally.model import Body, EditMarker, Page, Post, msg
 
 SITE = "https://www.jeuxvideo.com"
@@ -308,8 +308,8 @@ class JV(Engine):
     def _topic(self, url: str) -> re.Match[str]:
         found = _topic(url)
         if found is None:
-            raise InputError(f"{self.label}: {url}: not a jeuxvideo.com topic URL "
-                             "(/forums/42-{forum}-{topic}-{page}-0-1-0-{slug}.htm)")
+            raise self.not_a_thread_url(url, "jeuxvideo.com topic URL "
+                                        "(/forums/42-{forum}-{topic}-{page}-0-1-0-{slug}.htm)")
         return found
 
     def thread_key(self, url: str) -> str:

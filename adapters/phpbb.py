@@ -138,7 +138,7 @@ class PhpBB(Engine):
     def _topic(self, url: str) -> TopicUrl:
         topic = split_topic_url(url)
         if topic is None:
-            raise ForumError(f"{self.label}: {url}: not a phpBB viewtopic URL")
+            raise self.not_a_thread_url(url, "phpBB viewtopic URL")
         return topic
 
     def thread_key(self, url: str) -> str:

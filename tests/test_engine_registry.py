@@ -81,3 +81,27 @@ def test_an_unknown_engine_name_is_one_line_naming_the_known_ones() -> None:
     assert str(caught.value) == (f"unknown forum engine 'phpbbb' (known: "
                                  f"{', '.join(ENTRIES)})")
 
+
+
+@pytest.mark.parametrize("name", ENTRIES)
+def test_a_game_file_forcing_an_engine_on_an_address_not_its_topic_is_bad_input(
+        tmp_path, name: str) -> None:
+    # A forum's list of topics given as the thread: before, Forumotion crashed ("internal error
+    # (a bug)") and phpBB exited 4 as if the forum had failed; it is the game file's mistake.
+    from typer.testing import CliRunner
+
+    from tally.cli import app
+
+    game = tmp_path / "game.toml"
+    game.write_text(f'preset = "majority"\ntimezone = "Europe/Madrid"\n[thread]\n'
+                    f'url = "https://foro.example.org/viewforum.php?f=3"\nengine = "{name}"\n'
+                    '[[players]]\nname = "Ana"\n[[players]]\nname = "Bob"\n[[days]]\n'
+                    'start = "2026-01-01 10:00"\ndeadline = "2026-01-02 10:00"\n',
+                    encoding="utf-8")
+    result = CliRunner().invoke(app, ["count", str(game), "--offline", "--store",
+                                      str(tmp_path / "store.sqlite")])
+    assert result.exit_code == 3, result.output
+    label = adapters.get(name).label
+    assert result.stderr.startswith(
+        f"tally: error: {label}: https://foro.example.org/viewforum.php?f=3: not a ")
+    assert result.stderr.count("\n") == 1
