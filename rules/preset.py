@@ -96,14 +96,20 @@ class Preset(Generic[Opts]):
                                         f"event needs {key!r}")
 
     # -- the count ---------------------------------------------------------------------------
+    def context(self, game: Game, day: Day, as_of: datetime,
+                history: Mapping[str, tuple[Post, ...]], options: Opts) -> Context:
+        """What every stage reads beside the readings: the game, the day, the as-of point, the
+        saved copies (C6) and the notes on the preset's defaults for the GM report."""
+        notes = self.notes(options) + grammar_notes(game.votes.language or self.syntax.language)
+        return Context(game=game, day=day, as_of=as_of, history=history, preset=self.name,
+                       syntax=self.syntax, notes=notes)
+
     def judge(self, ballots: Sequence[Any], game: Game, day: Day, as_of: datetime,
               history: Mapping[str, tuple[Post, ...]], others: Sequence[Thread] = ()) -> Tally:
         """`others`: the game's other threads, cut to the day's window; only `activity` reads
         them, and a preset without one ignores them."""
         options = self.options(game)
-        notes = self.notes(options) + grammar_notes(game.votes.language or self.syntax.language)
-        ctx = Context(game=game, day=day, as_of=as_of, history=history, preset=self.name,
-                      syntax=self.syntax, notes=notes)
+        ctx = self.context(game, day, as_of, history, options)
         readings, findings = as_at(readings_of(ballots, game), ctx)
         for stage in self.validity(options):
             readings, found = stage(readings, ctx)

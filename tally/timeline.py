@@ -145,8 +145,8 @@ class _Folded:
         assert preset.fold is not None
         self.fold = preset.fold
         self.preset, self.game, self.day, self.history = preset, game, day, history
-        self.stages = preset.validity(preset.options(game))
-        self.notes = preset.notes(preset.options(game))
+        self.options = preset.options(game)
+        self.stages = preset.validity(self.options)
         self.posts = posts
         self.ballots = [ballots[p.id] for p in posts]
         self.times = [p.created_at for p in posts]
@@ -181,8 +181,7 @@ class _Folded:
         if position is not None:
             size = min(size, bisect_right(self.positions, position))
         if len(self.states) <= size:
-            ctx = Context(game=self.game, day=self.day, as_of=at, history=self.history,
-                          preset=self.preset.name, syntax=self.preset.syntax, notes=self.notes)
+            ctx = self.preset.context(self.game, self.day, at, self.history, self.options)
         while len(self.states) <= size:
             index = len(self.states) - 1
             reading = self.readings[index]
