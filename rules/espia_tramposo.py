@@ -99,7 +99,7 @@ def with_tricks(counts: tuple[Count, ...], tricks: tuple[Trick, ...]) -> tuple[C
             order.append(trick.target)
         votes = max(0, old.votes + trick.delta)
         posts = old.posts if old.posts or not old.voters else ("",) * len(old.voters)
-        rows[trick.target] = Count(trick.target, votes, old.voters + (f"(Tramposo {trick.delta:+d})",),
-                                   posts + ("",))
+        extra = msg("({role} {who})", role="Tramposo", who=format(trick.delta, "+d"))
+        rows[trick.target] = Count(trick.target, votes, old.voters + (extra,), posts + ("",))
     ranked = sorted(order, key=lambda p: -rows[p].votes)  # stable: the public order among equals
     return tuple(rows[p] for p in ranked)

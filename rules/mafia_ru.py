@@ -246,7 +246,7 @@ def secrets(ctx: Context, precision: str) -> Secrets:
         elif event.kind == "keymaster_open":
             keys.add(target)
         elif event.kind == "prosecutor_vote":
-            extra.append((target, f"(Прокурор {event.player})"))
+            extra.append((target, msg("({role} {who})", role="Прокурор", who=event.player)))
         elif event.kind == "tramp_control" and event.player:
             controlled[event.player] = target
         findings.append(Finding(rule, msg("{head}: applied in the GM's count", head=head), None,

@@ -240,7 +240,7 @@ def _count_table(counts: Sequence[Count], permalinks: Mapping[str, str], css_id:
     for c in counts:
         posts = c.posts or ("",) * len(c.voters)
         voters = escape(t.p_("between names", ", ")).join(
-            _link(voter, permalinks.get(post, ""), data_post=post)
+            _link(t.text(voter), permalinks.get(post, ""), data_post=post)
             for voter, post in zip(c.voters, posts))
         rows.append(f'<tr data-candidate="{escape(c.player)}" data-votes="{c.votes}">'
                     f"<td>{escape(neutral.plain(c.player))}</td><td class=\"num\">{t.number(c.votes)}</td>"

@@ -70,7 +70,8 @@ def voters_of(count: Count, d: Dialect, permalinks: Mapping[str, str], t: Lang) 
     """Each voter linked to the post of the vote that counts."""
     posts = count.posts or ("",) * len(count.voters)
     return t.p_("between names", ", ").join(
-        d.link(d.text(voter), permalinks.get(post, "")) for voter, post in zip(count.voters, posts))
+        d.link(t.text(voter, d.text), permalinks.get(post, ""))  # a pseudo-voter is a Message
+        for voter, post in zip(count.voters, posts))
 
 
 def count_line(count: Count, d: Dialect, permalinks: Mapping[str, str],
