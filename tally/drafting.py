@@ -50,7 +50,15 @@ def first_game_file(url: str, source: Path | None, zone: str | None, preset: str
     proposal = first_file.propose_zone(thread, zone, engine.default_zone, engine.name, declared)
     language, language_note = first_file.board_language(declared, thread)
     if proposal.zone != zone_name or zone is None:  # read again in the zone proposed
-        thread = read(proposal.zone, offline=True)
+        guessed = zone is None and not thread.utc_offsets  # the engine's default, unconfirmed
+        try:
+            thread = read(proposal.zone, offline=True)
+        except InputError as exc:  # "Today at 2:02 pm" of a New York board, read in Madrid
+            if not guessed:
+                raise
+            raise type(exc)(f"{exc}, or the board's times are not in {proposal.zone} (the "
+                            f"{engine.name} default, the pages do not say): give --timezone") \
+                from None
     options = first_file.InitOptions(url=plain_url, engine=engine.name, zone=proposal.zone,
                                      zone_given=zone is not None, preset=preset,
                                      title=thread.title or out.stem, zone_note=proposal.note,

@@ -398,3 +398,20 @@ def test_a_saved_login_page_is_named_once(tmp_path: Path):
     assert result.exit_code == 4
     assert result.stderr == (f"tally: error: {folder / 'page-5.html'}: phpBB: not a thread page "
                              "(login page: the thread needs a logged-in account)\n")
+
+
+def test_init_on_a_board_in_another_zone_than_the_engines_default_says_to_give_it(
+        tmp_path: Path):
+    # An English Forumotion board on New York time, saved at 23:30 local: "Today at 2:02 pm"
+    # read in Forumotion's default zone (Madrid) is 13:02 UTC the next day, after the save.
+    # The error blamed only the save time; the zone is the likelier cause, and --timezone the
+    # way out.
+    case = FIXTURES / "forumotion" / "stock-awesomebb-en"
+    args = ("init", "https://mafia.forumotion.com/t74-day-1-votes", "--from", case,
+            "--fetched-at", "2016-01-21T04:30:00Z", "--out", tmp_path / "game.toml")
+    result = run(*args)
+    assert result.exit_code == 3
+    assert result.stderr.endswith(
+        "the save time is wrong, or the board's times are not in Europe/Madrid (the forumotion "
+        "default, the pages do not say): give --timezone\n")
+    assert run(*args, "--timezone", "America/New_York").exit_code == 0
