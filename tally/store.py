@@ -241,25 +241,15 @@ class Store:
 
     def last_page(self, thread_key: str) -> int | None:
         """The highest page number stored for the thread, None when nothing is stored."""
-        try:
-            row = self._db.execute(
-                "SELECT MAX(page) FROM versions WHERE thread_key = ?", (thread_key,)
-            ).fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise self._error("cannot be read", exc) from None
-        return None if row is None or row[0] is None else int(row[0])
+        (page,) = self._rows("SELECT MAX(page) FROM versions WHERE thread_key = ?",
+                             (thread_key,))[0]
+        return None if page is None else int(page)
 
     def last_url(self, thread_key: str) -> str | None:
         """The URL the highest stored page was fetched from (newest version): where to resume."""
-        try:
-            row = self._db.execute(
-                "SELECT url FROM versions WHERE thread_key = ?"
-                " ORDER BY page DESC, fetched_at DESC, id DESC LIMIT 1",
-                (thread_key,),
-            ).fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise self._error("cannot be read", exc) from None
-        return None if row is None else str(row[0])
+        rows = self._rows("SELECT url FROM versions WHERE thread_key = ?"
+                          " ORDER BY page DESC, fetched_at DESC, id DESC LIMIT 1", (thread_key,))
+        return str(rows[0][0]) if rows else None
 
     def get(self, version_id: int) -> StoredPage:
         found = list(self._select(f"SELECT {_COLUMNS} {_FROM} WHERE v.id = ?", (version_id,)))
@@ -285,47 +275,29 @@ class Store:
 
     def begin_crawl(self, thread_key: str, low: int, started_at: datetime | None = None) -> int:
         """Record a crawl about to fetch the thread down to page `low`; returns its id."""
-        try:
-            with self._db:
-                cursor = self._db.execute(
-                    "INSERT INTO crawls (thread_key, started_at, low) VALUES (?, ?, ?)",
-                    (thread_key, _stamp(started_at or times.now()), low))
-        except sqlite3.DatabaseError as exc:
-            raise self._error("could not record the crawl", exc) from None
-        return int(cursor.lastrowid or 0)
+        return self._write("could not record the crawl",
+                           "INSERT INTO crawls (thread_key, started_at, low) VALUES (?, ?, ?)",
+                           (thread_key, _stamp(started_at or times.now()), low))
 
     def extend_crawl(self, crawl_id: int, low: int) -> None:
         """The crawl now means to read down to page `low` as well (before it fetches it)."""
-        try:
-            with self._db:
-                self._db.execute("UPDATE crawls SET low = MIN(low, ?) WHERE id = ?",
-                                 (low, crawl_id))
-        except sqlite3.DatabaseError as exc:
-            raise self._error("could not record the crawl", exc) from None
+        self._write("could not record the crawl",
+                    "UPDATE crawls SET low = MIN(low, ?) WHERE id = ?", (low, crawl_id))
 
     def finish_crawl(self, crawl_id: int, finished_at: datetime | None = None) -> None:
         """The crawl read all it meant to: it, and every unfinished crawl of the thread whose
         pages it read again (down to their `low`), are finished."""
-        try:
-            with self._db:
-                self._db.execute(
+        self._write("could not record the crawl",
                     "UPDATE crawls SET finished_at = ? WHERE finished_at IS NULL AND ("
                     " id = ? OR (thread_key = (SELECT thread_key FROM crawls WHERE id = ?)"
                     "  AND id < ? AND low >= (SELECT low FROM crawls WHERE id = ?)))",
-                    (_stamp(finished_at or times.now()), crawl_id, crawl_id, crawl_id,
-                     crawl_id))
-        except sqlite3.DatabaseError as exc:
-            raise self._error("could not record the crawl", exc) from None
+                    (_stamp(finished_at or times.now()), crawl_id, crawl_id, crawl_id, crawl_id))
 
     def unfinished_low(self, thread_key: str) -> int | None:
         """The lowest page an unfinished crawl of the thread meant to read (None: none)."""
-        try:
-            row = self._db.execute(
-                "SELECT MIN(low) FROM crawls WHERE thread_key = ? AND finished_at IS NULL",
-                (thread_key,)).fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise self._error("cannot be read", exc) from None
-        return None if row is None or row[0] is None else int(row[0])
+        (low,) = self._rows("SELECT MIN(low) FROM crawls WHERE thread_key = ? AND finished_at"
+                            " IS NULL", (thread_key,))[0]
+        return None if low is None else int(low)
 
     # -- snapshots: what a count read -----------------------------------------------------------
 
@@ -336,14 +308,9 @@ class Store:
         row = (thread_key, url, _stamp(taken_at or times.now()), command,
                hashlib.sha256(game_text.encode("utf-8")).hexdigest(), game_text,
                json.dumps(sorted(version_ids)), json.dumps(result, sort_keys=True, ensure_ascii=False))
-        try:
-            with self._db:
-                cursor = self._db.execute(
-                    "INSERT INTO snapshots (thread_key, url, taken_at, command, game_sha256,"
-                    " game_text, version_ids, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
-        except sqlite3.DatabaseError as exc:
-            raise self._error("could not record the snapshot", exc) from None
-        return int(cursor.lastrowid or 0)
+        return self._write("could not record the snapshot",
+                           "INSERT INTO snapshots (thread_key, url, taken_at, command, game_sha256,"
+                           " game_text, version_ids, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
 
     def snapshot(self, snapshot_id: int) -> Snapshot:
         found = self._snapshots("WHERE id = ?", (snapshot_id,))
@@ -359,13 +326,9 @@ class Store:
         return self._snapshots("WHERE thread_key = ?", (thread_key,))
 
     def _snapshots(self, where: str, args: tuple[object, ...]) -> list[Snapshot]:
-        try:
-            rows = self._db.execute(
-                "SELECT id, thread_key, url, taken_at, command, game_sha256, game_text,"
-                f" version_ids, result FROM snapshots {where} ORDER BY taken_at, id", args
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise self._error("cannot be read", exc) from None
+        rows = self._rows("SELECT id, thread_key, url, taken_at, command, game_sha256, game_text,"
+                          f" version_ids, result FROM snapshots {where} ORDER BY taken_at, id",
+                          args)
         return [Snapshot(id=r[0], thread_key=r[1], url=r[2], taken_at=times.parse_iso(r[3]),
                          command=r[4], game_sha256=r[5], game_text=r[6],
                          version_ids=tuple(json.loads(r[7])), result=json.loads(r[8]))
@@ -378,14 +341,10 @@ class Store:
         """Write the intent before the reply call: state 'sending'. Returns the row id."""
         row = (thread_key, day, _stamp(started_at or times.now()), sha256, last_seen,
                json.dumps(summary, sort_keys=True, ensure_ascii=False), body)
-        try:
-            with self._db:
-                cursor = self._db.execute(
-                    "INSERT INTO posted (thread_key, day, state, started_at, sha256, last_seen,"
-                    " summary, body) VALUES (?, ?, 'sending', ?, ?, ?, ?, ?)", row)
-        except sqlite3.DatabaseError as exc:
-            raise self._error("could not record the post about to be sent", exc) from None
-        return int(cursor.lastrowid or 0)
+        return self._write("could not record the post about to be sent",
+                           "INSERT INTO posted (thread_key, day, state, started_at, sha256,"
+                           " last_seen, summary, body) VALUES (?, ?, 'sending', ?, ?, ?, ?, ?)",
+                           row)
 
     def finish_post(self, row_id: int, *, state: str, post_id: str | None = None,
                     posted_at: datetime | None = None, note: str = "") -> None:
@@ -393,12 +352,9 @@ class Store:
         if state not in ("posted", "failed"):
             raise ValueError(f"finish_post: state {state!r}")
         stamp = _stamp(posted_at) if posted_at else None
-        try:
-            with self._db:
-                self._db.execute("UPDATE posted SET state = ?, post_id = ?, posted_at = ?,"
-                                 " note = ? WHERE id = ?", (state, post_id, stamp, note, row_id))
-        except sqlite3.DatabaseError as exc:
-            raise self._error("could not record the post's outcome", exc) from None
+        self._write("could not record the post's outcome",
+                    "UPDATE posted SET state = ?, post_id = ?, posted_at = ?, note = ? WHERE id = ?",
+                    (state, post_id, stamp, note, row_id))
 
     def posted(self, thread_key: str, day: int | None = None) -> list[Posted]:
         """The scheduled run's rows for the thread (and day), oldest first."""
@@ -406,13 +362,9 @@ class Store:
         where, args = "WHERE thread_key = ?", (thread_key,)
         if day is not None:
             where, args = where + " AND day = ?", (thread_key, day)
-        try:
-            rows = self._db.execute(
-                "SELECT id, thread_key, day, state, started_at, posted_at, sha256, post_id,"
-                f" last_seen, summary, body, note FROM posted {where} ORDER BY id", args
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise self._error("cannot be read", exc) from None
+        rows = self._rows("SELECT id, thread_key, day, state, started_at, posted_at, sha256,"
+                          f" post_id, last_seen, summary, body, note FROM posted {where}"
+                          " ORDER BY id", args)
         return [Posted(id=r[0], thread_key=r[1], day=r[2], state=r[3],
                        started_at=times.parse_iso(r[4]),
                        posted_at=times.parse_iso(r[5]) if r[5] else None, sha256=r[6],
@@ -421,12 +373,25 @@ class Store:
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _select(self, sql: str, args: tuple[object, ...]) -> Iterator[StoredPage]:
+    def _rows(self, sql: str, args: tuple[object, ...]) -> list[Any]:
+        """The rows of a query; a store SQLite cannot read is one line (InputError)."""
         try:
-            rows = self._db.execute(sql, args).fetchall()
+            return self._db.execute(sql, args).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._error("cannot be read", exc) from None
-        for id_, url, key, page, fetched, status, headers, body, sha in rows:
+
+    def _write(self, what: str, sql: str, args: tuple[object, ...]) -> int:
+        """One statement in its own transaction (committed, or rolled back on any error); the
+        new row's id. `what` names the write in the error a damaged store gives."""
+        try:
+            with self._db:
+                cursor = self._db.execute(sql, args)
+        except sqlite3.DatabaseError as exc:
+            raise self._error(what, exc) from None
+        return int(cursor.lastrowid or 0)
+
+    def _select(self, sql: str, args: tuple[object, ...]) -> Iterator[StoredPage]:
+        for id_, url, key, page, fetched, status, headers, body, sha in self._rows(sql, args):
             if not isinstance(body, bytes):  # written by hand as text: not what was fetched
                 raise InputError(f"snapshot store {self.path}: page version {id_} ({url}) holds "
                                  "text, not the bytes fetched: the store was altered")
