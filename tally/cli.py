@@ -74,8 +74,28 @@ def count(
         tally = counted.tally
         typer.echo(render(tally, fmt, public=public, lang=language_for(counted.game, lang)),
                    nl=False)
+        if day is None and as_of is None:
+            _just_closed(counted.game, counted.day)
         if strict and needs_gm(tally):
             raise typer.Exit(EXIT_NEEDS_GM)
+
+
+def _just_closed(game: Game, shown: int) -> None:
+    """A GM at the deadline of back-to-back days (K1, R1) gets the new day, whose window holds
+    now; the day that just closed is one option away. Said on stderr: the post stays clean."""
+    from datetime import timedelta
+
+    from tally import times
+
+    now = times.now()
+    day = game.day(shown)
+    closed = [d for d in game.days if d.number != shown
+              and now - timedelta(hours=6) <= d.deadline < now]
+    if day.start <= now <= day.deadline and closed:
+        last = max(closed, key=lambda d: d.deadline)
+        typer.echo(f"note: this is day {shown}; day {last.number} closed at "
+                   f"{times.to_local(last.deadline, game.timezone):%Y-%m-%d %H:%M} forum time: "
+                   f"`--day {last.number}` counts it", err=True)
 
 
 def needs_gm(tally: Tally) -> bool:

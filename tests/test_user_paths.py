@@ -415,3 +415,22 @@ def test_init_on_a_board_in_another_zone_than_the_engines_default_says_to_give_i
         "the save time is wrong, or the board's times are not in Europe/Madrid (the forumotion "
         "default, the pages do not say): give --timezone\n")
     assert run(*args, "--timezone", "America/New_York").exit_code == 0
+
+
+def test_a_gm_at_the_deadline_of_back_to_back_days_is_told_of_the_day_that_closed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # K1: day 2 opens as day 1 closes. At 03:10 `tally count` counts day 2 (its window holds
+    # now): "No votes yet". The GM wanted day 1's final count; stderr now says how to get it.
+    game = kira_file(tmp_path, 'deadline = "2016-01-18 02:59:59"\n',
+                     'deadline = "2016-01-18 02:59:59"\n\n[[days]]\nnumber = 2\n'
+                     'start = "2016-01-18 03:00:00"\ndeadline = "2016-01-19 02:59:59"\n')
+    monkeypatch.setenv("TALLY_NOW", "2016-01-18T03:10:00Z")
+    saved = ("--from", KIRA, "--fetched-at", "2016-01-18 03:10")
+    now = run("count", game, *saved)
+    assert now.exit_code == 0
+    assert now.stdout.startswith("[b][u]Vote count, day 2: Kira, game 3[/u][/b]")
+    assert now.stderr == ("note: this is day 2; day 1 closed at 2016-01-18 02:59 forum time: "
+                          "`--day 1` counts it\n")
+    final = run("count", game, *saved, "--day", "1")
+    assert final.exit_code == 0 and final.stderr == ""
+    assert final.stdout.startswith("[b][u]Vote count, day 1 (final): Kira, game 3[/u][/b]")
