@@ -86,8 +86,21 @@ def count(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
                         "counted as of then, what came after is not known",
                         asked=as_of.strftime("%Y-%m-%d %H:%M:%S"),
                         fetched=thread.fetched_at.strftime("%Y-%m-%d %H:%M:%S")),)
+    reading += read_earlier(others, min(at.point, at.day.deadline))
     # Pages skipped as unreadable, archive records left out: the GM must know what was not read.
     return replace(tally, reading=reading) if reading else tally
+
+
+def read_earlier(others: Sequence[Thread], point: datetime) -> tuple[str, ...]:
+    """The other threads known only up to before the count's point (saved earlier, or last read
+    whole earlier: a crawl that stopped, tally.crawl): their later posts of the day are not in
+    the activity count (R10), whose flags the GM must weigh with that (issue 16)."""
+    return tuple(msg("the other game thread {url} is known up to {read} UTC only, before the "
+                     "count's {point} UTC: its later posts of the day are not counted",
+                     url=other.url, read=other.fetched_at.strftime("%Y-%m-%d %H:%M:%S"),
+                     point=point.strftime("%Y-%m-%d %H:%M:%S"))
+                 for other in others
+                 if other.fetched_at is not None and other.fetched_at < point)
 
 
 def zone_contradictions(thread: Thread, game: Game) -> tuple[Finding, ...]:

@@ -43,9 +43,9 @@ def one_line_error(result, code: int, text: str) -> None:  # noqa: ANN001
     assert result.stdout == ""  # no count at all, not a count with a warning
 
 
-def discussion_pages() -> dict[int, bytes]:
+def discussion_pages(rows_kept: int = 8) -> dict[int, bytes]:
     """Three pages of the discussion thread, all posts inside day 2 (22:00 Oct 9 to 21:00 Oct
-    10, Moscow): Воланд 3, Мастер 2, Гелла 2, the GM 1."""
+    10, Moscow): Воланд 3, Мастер 2, Гелла 2, the GM 1 (the first `rows_kept` of them)."""
     pages = fixture_module(MAFIA / "make_pages.py", "mafia_make_pages_three")
     pages.POSTS = []
     rows = [(899001, pages.GM, "2017-10-09T19:00:00Z", "Обсуждение второго дня открыто."),
@@ -56,7 +56,7 @@ def discussion_pages() -> dict[int, bytes]:
             (899019, pages.MASTER, "2017-10-10T11:00:00Z", "Рукописи не горят."),
             (899022, pages.GELLA, "2017-10-10T12:00:00Z", "Вечереет."),
             (899025, pages.VOLAND, "2017-10-10T18:00:00Z", "Успел.")]
-    for n, (pid, who, utc, text) in enumerate(rows, start=1):
+    for n, (pid, who, utc, text) in enumerate(rows[:rows_kept], start=1):
         shown = f"{datetime.fromisoformat(pages.iso_local(utc)):%d %B %Y - %H:%M}"  # as IPB 3.4
         pages.post(pid, n, who, utc, shown, f"<p>{text}</p>")
     pages.PAGES = (DISCUSSION, f"{DISCUSSION}page-2", f"{DISCUSSION}page-3")
@@ -126,6 +126,36 @@ def test_a_folder_of_a_topic_that_is_not_one_of_the_games_threads(tmp_path: Path
     result = run("count", game, "--from", MAFIA, "--fetched-at", MAFIA_AT, "--from-extra", extra)
     one_line_error(result, 4, f"{extra / 'page-1.html'}: page 1 is from topic 4820, not 4830 "
                               "(the game file's threads)")
+
+
+def test_a_discussion_thread_saved_before_the_deadline_is_said_to_be_partial(
+        tmp_path: Path) -> None:
+    """The discussion's pages were saved at 18:00 Moscow (their files' time, no --fetched-at),
+    the voting thread's the next morning: what was written there between 18:00 and the 21:00
+    deadline is not in the activity count, and the GM report says so beside the R10 flags.
+    Before: nothing said, Воланд flagged for an autoban on a partial count."""
+    import os
+
+    stamp = {"voting": datetime(2017, 10, 11, 8, 0, tzinfo=UTC).timestamp(),
+             "discussion": datetime(2017, 10, 10, 15, 0, tzinfo=UTC).timestamp()}
+    voting = tmp_path / "voting"
+    shutil.copytree(MAFIA, voting)
+    extra = folder_of(tmp_path, "discussion", discussion_pages(rows_kept=7))  # to 15:00 UTC
+    for folder, name in ((voting, "voting"), (extra, "discussion")):
+        for page in folder.glob("*.html"):
+            os.utime(page, (stamp[name], stamp[name]))
+    result = run("count", mafia_game(tmp_path, [DISCUSSION]), "--from", voting, "--from-extra",
+                 extra, "--format", "text", "--lang", "en")
+    assert result.exit_code == 0, result.output
+    assert (f"the other game thread {DISCUSSION} is known up to 2017-10-10 15:00:00 UTC only, "
+            "before the count's 2017-10-10 18:00:00 UTC: its later posts of the day are not "
+            "counted") in result.stdout
+    assert "Воланд: 4 posts in the game day across 2 game threads" in result.stdout
+    same_time = run("count", mafia_game(tmp_path, [DISCUSSION]), "--from", MAFIA,
+                    "--fetched-at", MAFIA_AT, "--from-extra", extra, "--format", "text",
+                    "--lang", "en")
+    assert same_time.exit_code == 0, same_time.output
+    assert "is known up to" not in same_time.stdout
 
 
 def test_the_voting_threads_own_pages_given_as_the_other_thread(tmp_path: Path) -> None:
