@@ -164,10 +164,11 @@ def _reading(ballot: Ballot, staff: Collection[str]) -> Reading:
         who = (msg("posted by the GM (staff), who does not vote")
                if normalise(post.author) in staff else msg("posted by a non-player"))
         phrases = tuple(a.text or a.kind for a in ballot.actions) + ballot.examples
-        said = (msg("vote words: {phrases}", phrases="; ".join(repr(p) for p in phrases)),
-                ) if phrases else ()
+        listed = msg_clauses(*(_quoted(p) for p in phrases))
+        said = (msg("vote words: {phrases}", phrases=listed),) if phrases else ()
         return Reading(ballot, (), evidence + said, silent=who)
-    examples = tuple(msg("a format example: {example}", example=repr(e)) for e in ballot.examples)
+    examples = tuple(msg("a format example: '{example}'", example=_shown(e))
+                     for e in ballot.examples)
     if not ballot.actions and examples:
         return Reading(ballot, (), evidence, silent=msg_clauses(*examples))
     return Reading(ballot, tuple(Step(a) for a in ballot.actions), evidence, remarks=tuple(
@@ -176,7 +177,18 @@ def _reading(ballot: Ballot, staff: Collection[str]) -> Reading:
 
 def prose_evidence(line: str) -> str:
     """Issue 13: a vote or revoke word inside a sentence is prose; the audit shows the line."""
-    return msg("vote words inside a sentence, read as prose, not a command: {line}", line=repr(line))
+    return msg("vote words inside a sentence, read as prose, not a command: '{line}'",
+               line=_shown(line))
+
+
+def _shown(text: str) -> str:
+    """The forum's words as repr shows them (an invisible character escaped), without repr's
+    quotes: each language puts its own around them ('…', «…», “…”) (issue 14)."""
+    return repr(text)[1:-1]
+
+
+def _quoted(text: str) -> str:
+    return msg("'{phrase}'", phrase=_shown(text))
 
 
 def void_steps(reading: Reading, rule: str, reason: str,
