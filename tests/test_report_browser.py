@@ -10,6 +10,7 @@ has one row per verdict, nothing overflows sideways, and the page asks the netwo
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,15 +31,20 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
         pytest.skip("Chromium not found at /usr/bin/chromium: install Debian's chromium package "
                     "to run the browser test")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
+        # Chromium's own files (GLib's ~/.cache/dconf) go to a temp home, not the user's.
+        home = tmp_path_factory.mktemp("chromium-home")
         chromium = p.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists()
-                                     else shutil.which("chromium"), args=ARGS)
+                                     else shutil.which("chromium"), args=ARGS,
+                                     env={**os.environ, "HOME": str(home),
+                                          "XDG_CACHE_HOME": str(home / ".cache"),
+                                          "XDG_CONFIG_HOME": str(home / ".config")})
         yield chromium
         chromium.close()
 
