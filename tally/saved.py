@@ -6,6 +6,7 @@ import html
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urljoin
@@ -15,7 +16,7 @@ from tally.adapters.base import Engine
 from tally.assemble import assemble
 from tally.crawl import PageReader, of_topic
 from tally.errors import InputError, NotAThreadPage, TallyError, WrongThread
-from tally.model import Page, Thread
+from tally.model import Page, Thread, msg
 
 SAVED_PAGE_SUFFIXES = (".html", ".htm")
 
@@ -68,6 +69,8 @@ def read_saved_pages(
             raise type(exc)(f"{path}: {str(exc).replace(f' {path}: ', ' ', 1)}") from None
         if check_saved:
             _written_before(page, at, path, stated=fetched_at is not None)
+            if fetched_at is None:
+                page = _relative_dates_noted(reader, data, page, at, path)
         pages.append((page, at))
         where[id(page)] = path
         if progress:
@@ -121,6 +124,27 @@ def _written_before(page: Page, at: datetime, path: Path, stated: bool) -> None:
     raise InputError(f"{path}: post {late.id} ({late.time_text}, {written} UTC) was written "
                      f"after the page was saved, at {at:%Y-%m-%d %H:%M} UTC by {given}: the "
                      "save time is wrong")
+
+
+def _relative_dates_noted(reader: PageReader, data: bytes, page: Page, at: datetime,
+                          path: Path) -> Page:
+    """A page whose dates are relative to when it was saved ("Hoy a las 21:41", "Вчера, 21:58",
+    "3 天前") is read against the file's modification time, what a browser's save leaves
+    (DESIGN.md "Time"); a copy made later (cp, git, a download) moves every such post and can
+    turn votes late. The same page read as saved a day later shows which dates hang on the save
+    time; with any, the GM report says so, naming the post and the time taken, so that the GM
+    can state it (--fetched-at)."""
+    later = reader.parse(data, page.url, at + timedelta(days=1))
+    moved = next((old for old, new in zip(page.posts, later.posts)
+                  if old.created_at != new.created_at), None)
+    if moved is None:
+        return page
+    note = msg("{file}: post {post} is dated relative to when the page was saved ({shown}); "
+               "that time is taken from the file's modification time, {at} UTC: if the file "
+               "was copied since, give --fetched-at with the time the page was saved",
+               file=path.name, post=moved.id, shown=moved.time_text,
+               at=at.strftime("%Y-%m-%d %H:%M"))
+    return replace(page, notes=(*page.notes, note))
 
 
 def _not_in_the_future(fetched_at: datetime) -> None:

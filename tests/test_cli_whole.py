@@ -9,7 +9,9 @@ them, a board answering the game's URL with another topic, in phpBB's and Discuz
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -298,3 +300,30 @@ def test_a_board_answering_the_game_url_with_another_topics_page(
     one_line_error(online, 4, "page 1 is from topic 77, not 412")
     offline = run("count", str(game), *store, "--offline")
     one_line_error(offline, 4, "page 1 is from topic 77, not 412")
+
+
+def test_saved_pages_with_relative_dates_read_at_the_file_time_say_so(tmp_path: Path) -> None:
+    """'Ayer a las 10:05' on a page saved at 22:30 is the 19th, read against the file's time
+    (what a browser's save leaves). A copy made later would move it, so the GM report names the
+    post and the time taken; with --fetched-at stated, nothing is said."""
+    import os
+
+    case = Path(__file__).resolve().parent.parent / "fixtures" / "forumotion" / "stock-prosilver-es"
+    saved = tmp_path / "saved"
+    shutil.copytree(case, saved)
+    when = datetime(2016, 1, 20, 22, 30, tzinfo=UTC).timestamp()
+    for page in saved.glob("*.html"):
+        os.utime(page, (when, when))
+    game = saved / "game.toml"
+    by_file = CliRunner().invoke(app, ["count", str(game), "--from", str(saved), "--format",
+                                       "text", "--lang", "en"])
+    stated = CliRunner().invoke(app, ["count", str(game), "--from", str(saved), "--format", "text",
+                                      "--lang", "en", "--fetched-at", "2016-01-20T22:30:00Z"])
+    assert by_file.exit_code == 0 and stated.exit_code == 0, by_file.output + stated.output
+    note = re.search(r"page-2\.html: post (\d+) is dated relative to when the page was saved "
+                     r"\(([^)]*)\); that time is taken from the file's modification time, "
+                     r"2016-01-20 22:30 UTC: if the file was copied since, give --fetched-at",
+                     by_file.stdout)
+    assert note is not None, by_file.stdout
+    assert "is dated relative to when the page was saved" not in stated.stdout
+    assert by_file.stdout.split("Reading the thread")[0] == stated.stdout.split("Reading the thread")[0]
