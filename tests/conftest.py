@@ -3,7 +3,8 @@
 Hypothesis: no per-example deadline. A deadline measures wall-clock time, and on a loaded
 2-core machine a fast example can take seconds (issue 17: DeadlineExceeded in test_names.py
 and a JV edit-date test); a test's own @settings may still lower max_examples, never restore a
-deadline. Set HYPOTHESIS_PROFILE=dev locally to keep Hypothesis' default deadline.
+deadline. The too_slow health check is off for the same reason: it times the generation of
+examples by the wall clock. Set HYPOTHESIS_PROFILE=dev locally to keep Hypothesis' defaults.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ import os
 
 import pytest
 from fakeclock import FakeClock
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from tally import fetch
 
-settings.register_profile("tally", deadline=None)
+settings.register_profile("tally", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "tally"))
 

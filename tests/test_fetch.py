@@ -583,6 +583,27 @@ def test_deflate_and_gzip_members_are_read_decoded(coding: str, httpserver: HTTP
     assert Fetcher(delay=0).get(httpserver.url_for("/t")).body == page
 
 
+def test_a_gzipped_page_sent_in_chunks_is_read_decoded(sleeps: Sleeps) -> None:
+    """Transfer-Encoding: chunked under the gzip coding (no Content-Length): the raw reads
+    take the chunks apart, the decoder joins the stream."""
+    import gzip
+
+    page = b"<html>" + b"<div class=post>vote Bob</div>" * 400 + b"</html>"
+    squeezed = gzip.compress(page)
+
+    def chunked(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n"
+                     b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+        for start in range(0, len(squeezed), 100):
+            piece = squeezed[start:start + 100]
+            conn.sendall(b"%x\r\n" % len(piece) + piece + b"\r\n")
+        conn.sendall(b"0\r\n\r\n")
+
+    url, worker = serve_raw(chunked, connections=1)
+    assert fetcher(sleeps).get(url).body == page
+    worker.join(5)
+
+
 def test_only_codings_tally_reads_are_asked_for_and_others_refused(
         httpserver: HTTPServer) -> None:
     httpserver.expect_request("/t").respond_with_data(

@@ -32,7 +32,8 @@ def count_from(folder: Path):
 REFERENCE = count_from(KIRA)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None,  # too_slow: wall-clock timing (tests/conftest.py)
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(order=st.permutations(range(len(PAGES))), extra=st.lists(st.integers(0, len(PAGES) - 1), max_size=3))
 def test_page_order_and_duplicate_saves_never_change_the_count(tmp_path_factory, order, extra):
     folder = tmp_path_factory.mktemp("saved")
