@@ -236,6 +236,8 @@ def test_the_final_kira_post_says_who_is_eliminated_without_contradicting_itself
         "Dan is eliminated (K10: most votes (4))\n"
         "1 vote waits for the moderator: its name points at no one player clearly. This count may "
         "still change.\n"
+        "1 vote waits for the moderator: it was edited after the deadline and its text at the "
+        "deadline is not proven. This count may still change.\n"
         "\n"
         "Counted up to post 5060, as of 2016-01-18 03:10:00 UTC.\n"
         "Deadline: 2016-01-18 02:59:59 UTC.\n"
@@ -248,7 +250,9 @@ def test_a_kira_count_with_nobody_at_three_votes_states_the_threshold() -> None:
     assert result.exit_code == 0, result.output
     rules = result.stdout.split("**Not voting** (3): Dan, Heidi, Ivan\n")[1].split("\n\n")[0]
     assert rules == ("Nobody is eliminated with fewer than 3 votes.\n"
-                     "No elimination (K9: nobody has 3 votes (most: Dan, Bob, Carol with 2))")
+                     "No elimination (K9: nobody has 3 votes (most: Dan, Bob, Carol with 2))\n"
+                     "1 vote waits for the moderator: it was edited after the deadline and its "
+                     "text at the deadline is not proven. This count may still change.")
 
 
 def test_the_votes_waiting_for_the_gm_are_said_in_the_games_language() -> None:

@@ -66,6 +66,7 @@ ESPIA_POST = """\
 
 [b]Sin votar[/b] (1): Lestrade
 Moriarty es eliminado (E2: más votos (3))
+1 voto espera al moderador: se editó después del cierre y no consta su texto al cierre. Este recuento aún puede cambiar.
 
 Contado hasta el mensaje 3111, el mié 20 ene 2016, 23:30:00 CET (22:30:00 UTC).
 Cierre de las votaciones: lun 18 ene 2016, 22:00:00 CET (21:00:00 UTC).
@@ -81,6 +82,7 @@ ESPIA_POST_EN = """\
 
 [b]Not voting[/b] (1): Lestrade
 Moriarty is eliminated (E2: most votes (3))
+1 vote waits for the moderator: it was edited after the deadline and its text at the deadline is not proven. This count may still change.
 
 Counted up to post 3111, as of 2016-01-20 23:30:00 CET (22:30:00 UTC).
 Deadline: 2016-01-18 22:00:00 CET (21:00:00 UTC).

@@ -11,7 +11,6 @@ rules' reasons are messages, translated here; names and the forum's text stay as
 from __future__ import annotations
 
 import unicodedata
-
 from datetime import datetime
 from typing import TYPE_CHECKING
 

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tally.model import Count, NameMatch, Outcome, Tally, Verdict
+from tally.render.post import votes_for_the_gm, votes_not_proven
 
 if TYPE_CHECKING:  # records only: renderers never import the reading code
     from tally.forensics import Change, Copy
@@ -49,6 +50,8 @@ def as_dict(tally: Tally, *, public: bool = False) -> dict[str, Any]:
         "threshold": tally.threshold, "majority": tally.majority,
         "outcome": _outcome(tally.outcome),
         "seed": tally.seed,
+        # What the public post says waits for the GM (issue 16): numbers only, never who.
+        "waiting_for_gm": {"names": votes_for_the_gm(tally), "edited": votes_not_proven(tally)},
     }
     if public:
         # Verdicts are public evidence, but a reason can name a secret effect: keep the post's

@@ -148,6 +148,14 @@ def rule_lines(tally: Tally, final: bool, t: Lang | None = None,
                           "clearly. This count may still change.",
                           "{n} votes wait for the moderator: their names point at no one player "
                           "clearly. This count may still change.", n=waiting))
+    unproven = votes_not_proven(tally)
+    if unproven:  # K4b, C6: the same for a vote whose text at the deadline is not proven
+        lines.append(t.n_("{n} vote waits for the moderator: it was edited after the deadline "
+                          "and its text at the deadline is not proven. This count may still "
+                          "change.",
+                          "{n} votes wait for the moderator: they were edited after the deadline "
+                          "and their text at the deadline is not proven. This count may still "
+                          "change.", n=unproven))
     if tally.seed:
         lines.append(t._("Random draw seed: {seed}", seed=tally.seed))
     return lines
@@ -157,6 +165,14 @@ def votes_for_the_gm(tally: Tally) -> int:
     """How many votes wait for the GM's decision on their name (C2): only their number is
     public, never what was written or by whom."""
     return sum(1 for f in tally.findings if f.rule == "C2" and f.needs_gm and not f.secret)
+
+
+def votes_not_proven(tally: Tally) -> int:
+    """How many vote posts were edited after the deadline with no saved copy of their text at
+    it (K4b, C6: rules.reading.as_at asks the GM): counted as they read now, which the GM must
+    confirm. Only their number is public."""
+    return sum(1 for f in tally.findings
+               if f.rule in ("K4b", "C6") and f.needs_gm and f.post_id and not f.secret)
 
 
 def render_post(tally: Tally, dialect_name: str, lang: str = "en") -> str:
