@@ -73,11 +73,23 @@ def test_changes_since_the_last_count():
             "Dan; Heidi withdrew (was on Alice).") in text
 
 
-def test_what_waits_for_the_gm_is_said_never_guessed():
+def test_an_unresolved_vote_is_said_once_by_number_never_by_who_wrote_it():
     doubt = Finding("C2", "unresolved name 'Fr' (written by Alice in post 16)", "16", "Alice",
                     needs_gm=True)
     text = render(kira(findings=(doubt,)))
-    assert "[b]Waiting for the GM[/b]: unresolved name 'Fr' (written by Alice in post 16)." in text
+    said = [line for line in text.splitlines() if "moderator" in line]
+    assert said == ["1 vote waits for the moderator: its name points at no one player clearly. "
+                    "This count may still change."]
+    assert "'Fr'" not in text and "post 16" not in text and "GM" not in text
+
+
+def test_what_else_waits_for_the_moderator_is_said_never_guessed():
+    doubt = Finding("R11", "post 16 by Alice, dead since 12:00: a dead player may write only 1 "
+                    "post (rule 4): ban for 24 hours", "16", "Alice", needs_gm=True)
+    text = render(kira(findings=(doubt,)))
+    assert ("[b]Waiting for the moderator[/b]: post 16 by Alice, dead since 12:00: a dead player "
+            "may write only 1 post (rule 4): ban for 24 hours.") in text.splitlines()
+    assert "GM" not in text
 
 
 @pytest.mark.parametrize("dialect", ["bbcode", "jv", "markdown"])

@@ -199,7 +199,9 @@ def test_say_on_doubt_posts_with_what_waits_for_the_gm(board, game, monkeypatch)
     result = post(game)
     assert result.exit_code == 0, result.output
     text = board.bot_posts()[0].html
-    assert "Waiting for the GM</strong>: " in text and "Zorro" in text
+    assert ("1 vote waits for the moderator: its name points at no one player clearly. This "
+            "count may still change.") in text
+    assert "Zorro" not in text and "GM" not in text  # said by number only, once
     assert "(1, L-2)" in text  # Eve's vote is not guessed onto anyone
 
 

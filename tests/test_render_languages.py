@@ -285,9 +285,12 @@ def test_what_waits_for_the_gm_is_said_in_the_posts_language() -> None:
                   ("Moriarty", "Watson"))
     text = update(running(findings=(doubt,), outcome=tie, game="Espía", preset="espia"), "es",
                   final=True)
-    # The finding is the forum's text and an older English note: it is passed on as it is.
-    assert ("[b]Pendiente del moderador[/b]: unresolved name 'Фа' (written by Гелла in post 16); "
-            "el empate entre Moriarty, Watson (E9).") in text
+    # The unresolved vote is said once, by number, never by who wrote it; the tie is listed.
+    assert ("1 voto espera al moderador: su nombre no señala claramente a un solo jugador. Este "
+            "recuento aún puede cambiar.") in text.splitlines()
+    assert "[b]Pendiente del moderador[/b]: el empate entre Moriarty, Watson (E9)." \
+        in text.splitlines()
+    assert "'Фа'" not in text and "written by" not in text
     assert "Empate entre Moriarty, Watson (E9: empate a 2 votos entre Moriarty, Watson: decide el moderador)" in text
     assert text.startswith("[b][u]Recuento de votaciones, día 2 (final): Espía[/u][/b]")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tally import __version__, times
-from tally.model import Count, Outcome, Tally
+from tally.model import Count, Finding, Outcome, Tally
 from tally.render import neutral
 from tally.render.i18n import Lang, get
 
@@ -161,18 +161,30 @@ def rule_lines(tally: Tally, final: bool, t: Lang | None = None,
     return lines
 
 
+def _unresolved(f: Finding) -> bool:
+    return f.rule == "C2" and f.needs_gm and not f.secret
+
+
+def _unproven(f: Finding) -> bool:
+    return f.rule in ("K4b", "C6") and f.needs_gm and bool(f.post_id) and not f.secret
+
+
+def counted_in_rule_lines(f: Finding) -> bool:
+    """A finding rule_lines says only by number: said nowhere else in a public post."""
+    return _unresolved(f) or _unproven(f)
+
+
 def votes_for_the_gm(tally: Tally) -> int:
     """How many votes wait for the GM's decision on their name (C2): only their number is
     public, never what was written or by whom."""
-    return sum(1 for f in tally.findings if f.rule == "C2" and f.needs_gm and not f.secret)
+    return sum(1 for f in tally.findings if _unresolved(f))
 
 
 def votes_not_proven(tally: Tally) -> int:
     """How many vote posts were edited after the deadline with no saved copy of their text at
     it (K4b, C6: rules.reading.as_at asks the GM): counted as they read now, which the GM must
     confirm. Only their number is public."""
-    return sum(1 for f in tally.findings
-               if f.rule in ("K4b", "C6") and f.needs_gm and f.post_id and not f.secret)
+    return sum(1 for f in tally.findings if _unproven(f))
 
 
 def render_post(tally: Tally, dialect_name: str, lang: str = "en") -> str:

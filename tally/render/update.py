@@ -20,7 +20,8 @@ from typing import Any
 from tally import __version__, times
 from tally.model import Count, Tally
 from tally.render.i18n import Lang, get
-from tally.render.post import DIALECTS, Dialect, line_of, not_voting_line, rule_lines, voters_of
+from tally.render.post import (DIALECTS, Dialect, counted_in_rule_lines, line_of, not_voting_line,
+                               rule_lines, voters_of)
 from tally.when import Changes, changes, doubts
 
 MARKER = "tally · "  # followed by the first 12 hex digits of the content hash
@@ -117,10 +118,15 @@ def render_update(tally: Tally, *, summary: Mapping[str, Any], sha256: str,
             lines += ["", moved]
     # on_doubt = "say": what waits for the GM, never a guess. The same list as the summary's
     # (when.doubts), here as the rules' messages so that they are said in the post's language.
-    waiting = doubts(tally, final) if summary.get("doubts") else ()
+    # The votes rule_lines already counts (C2, K4b, C6: only their number is public, never who
+    # wrote them) are not said a second time, with their writer, here.
+    counted = {f.message for f in tally.findings if counted_in_rule_lines(f)}
+    waiting = tuple(w for w in doubts(tally, final) if w not in counted) \
+        if summary.get("doubts") else ()
     if waiting:
         said = t.p_("between sentences", "; ").join(t.text(w, d.text) for w in waiting)
-        label = d.bold(t._("Waiting for the GM"))
+        # "moderator", as in rule_lines: the public post never says "GM"
+        label = d.bold(t._("Waiting for the moderator"))
         lines += ["", t._("{label}: {doubts}.", label=label, doubts=said)]
     lines.append("")
     lines.append(t._("Counted up to {post}, as of {when}, forum time.",
