@@ -116,15 +116,18 @@ def missing_pages(ordered: list[tuple[Page, datetime]]) -> tuple[MissingPage, ..
     if not missing:
         return ()
     times_on: dict[int, list[datetime]] = {}
+    places_on: dict[int, list[int]] = {}
     for page, _ in ordered:
         times_on.setdefault(page.number, []).extend(post.created_at for post in page.posts)
+        places_on.setdefault(page.number, []).extend(post.position for post in page.posts)
     out = []
     for number in missing:
         below = [n for n in numbers if n < number and times_on[n]]
         above = [n for n in numbers if n > number and times_on[n]]
         out.append(MissingPage(number, of,
                                max(times_on[max(below)]) if below else None,
-                               min(times_on[min(above)]) if above else None))
+                               min(times_on[min(above)]) if above else None,
+                               max(places_on[max(below)]) if below else None))
     return tuple(out)
 
 

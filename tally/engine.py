@@ -59,7 +59,7 @@ def cut(thread: Thread, game: Game, day: int, as_of: datetime | None = None,
             raise InputError(f"post {up_to_post} is not in the thread {thread.url}")
         point = min(point, stop.created_at)
         last_position = stop.position
-    require_whole(thread, the_day, point)
+    require_whole(thread, the_day, point, last_position)
     return Cut(preset, the_day, point, last_position,
                window(posts, the_day, point, last_position))
 
@@ -130,20 +130,26 @@ def _hours(delta: timedelta) -> int | float:
     return int(hours) if hours.is_integer() else hours
 
 
-def require_whole(thread: Thread, day: Day, point: datetime) -> None:
+def require_whole(thread: Thread, day: Day, point: datetime,
+                  last_position: int | None = None) -> None:
     """A count is final only over a whole thread (issue 16): a page missing inside the day's
     window (a crawl killed midway, a page not saved) could hold a vote. A hole whose posts all
     precede the day's start, or all follow the as-of point, cannot change the count."""
-    require_pages(thread, day.start, point, "a vote")
+    require_pages(thread, day.start, point, "a vote", last_position)
 
 
-def require_pages(thread: Thread, start: datetime | None, point: datetime, what: str) -> None:
+def require_pages(thread: Thread, start: datetime | None, point: datetime, what: str,
+                  last_position: int | None = None) -> None:
     """No page of `thread` missing between `start` (None: the thread's beginning) and `point`:
     `what` (a vote, a post the activity count needs) could be on it. The counted thread, the
-    game's other threads (R10) and the trigger report (over the whole thread) alike."""
+    game's other threads (R10) and the trigger report (over the whole thread) alike.
+    `last_position`: the place of the post a count is cut right after (--as-of POST_ID); a hole
+    above that post's page follows it, though its first posts may share the cut post's time."""
     holes = [gap.number for gap in thread.missing
              if not (start is not None and gap.before is not None and gap.before < start)
-             and not (gap.after is not None and gap.after > point)]
+             and not (gap.after is not None and gap.after > point)
+             and not (last_position is not None and gap.after_position is not None
+                      and last_position <= gap.after_position)]
     if holes:
         of = thread.missing[0].of
         pages = "page" if len(holes) == 1 else "pages"

@@ -162,6 +162,9 @@ class MissingPage:
     of: int  # the thread's pages, as the newest page read says (or the highest page read)
     after: datetime | None = None
     before: datetime | None = None
+    # The place in the thread (Post.position) of the last post below the hole: a count cut right
+    # after a post at or before it does not need the page, whatever the posts' times say.
+    after_position: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

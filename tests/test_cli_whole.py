@@ -84,6 +84,36 @@ def test_a_missing_page_after_the_as_of_point_does_not_stop_the_count(tmp_path: 
     assert json.loads(partial.stdout)["counts"] == json.loads(whole.stdout)["counts"]
 
 
+def test_missing_pages_after_the_cut_post_do_not_stop_a_count_up_to_it(tmp_path: Path) -> None:
+    """--as-of POST_ID at the last post of page 2: pages 3 and 4 come after it, though page
+    3's first post may share its minute. The count is the whole thread's up to that post."""
+    folder = folder_with(tmp_path, KIRA, ["page-1.html", "page-2.html"])
+    partial = run("count", str(KIRA / "game.toml"), "--from", str(folder), *KIRA_AT,
+                  "--as-of", "5030", "-f", "json")
+    whole = run("count", str(KIRA / "game.toml"), "--from", str(KIRA), *KIRA_AT,
+                "--as-of", "5030", "-f", "json")
+    assert partial.exit_code == whole.exit_code == 0, partial.output + whole.output
+    assert json.loads(partial.stdout)["counts"] == json.loads(whole.stdout)["counts"]
+
+
+def test_a_missing_page_before_the_cut_post_still_stops_the_count(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, KIRA, ["page-1.html", "page-3.html", "page-4.html"])
+    one_line_error(run("count", str(KIRA / "game.toml"), "--from", str(folder), *KIRA_AT,
+                       "--as-of", "5031"), 3, "page 2 of 4 missing")
+
+
+def test_jv_page_one_alone_counts_up_to_its_last_post() -> None:
+    """fixtures/jv/legacy-guest-2025 holds page 1 of 3: a count up to its last post needs
+    neither page 2 nor page 3; a count of the whole day still does."""
+    jv = ROOT / "fixtures" / "jv" / "legacy-guest-2025"
+    at = ["--from", str(jv), "--fetched-at", "2025-07-26T20:30:00Z"]
+    up_to = run("count", str(jv / "game.toml"), *at, "--as-of", "780300102")
+    assert up_to.exit_code == 0, up_to.output
+    assert "Counted up to post 780300102, as of 2025-07-26 18:02:37 CEST (16:02:37 UTC)." \
+        in up_to.stdout.splitlines()
+    one_line_error(run("count", str(jv / "game.toml"), *at), 3, "pages 2, 3 of 3 missing")
+
+
 # ---------------------------------------------------------------------------------------------
 # A page of another topic
 
