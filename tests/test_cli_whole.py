@@ -109,7 +109,7 @@ def test_jv_page_one_alone_counts_up_to_its_last_post() -> None:
     at = ["--from", str(jv), "--fetched-at", "2025-07-26T20:30:00Z"]
     up_to = run("count", str(jv / "game.toml"), *at, "--as-of", "780300102")
     assert up_to.exit_code == 0, up_to.output
-    assert "Counted up to post 780300102, as of 2025-07-26 18:02:37 CEST (16:02:37 UTC)." \
+    assert "Counted up to post #6 (780300102), as of 2025-07-26 18:02:37 CEST (16:02:37 UTC)." \
         in up_to.stdout.splitlines()
     one_line_error(run("count", str(jv / "game.toml"), *at), 3, "pages 2, 3 of 3 missing")
 
@@ -269,7 +269,7 @@ def test_the_final_kira_post_says_who_is_eliminated_without_contradicting_itself
         "1 vote waits for the moderator: it was edited after the deadline and its text at the "
         "deadline is not proven. This count may still change.\n"
         "\n"
-        "Counted up to post 5060, as of 2016-01-18 03:10:00 UTC.\n"
+        "Counted up to post #60 (5060), as of 2016-01-18 03:10:00 UTC.\n"
         "Deadline: 2016-01-18 02:59:59 UTC.\n"
         "Counted by tally 0.1.0, preset kira.\n")
 

@@ -68,7 +68,7 @@ ESPIA_POST = """\
 Moriarty es eliminado (E2: más votos (3))
 1 voto espera al moderador: se editó después del cierre y no consta su texto al cierre. Este recuento aún puede cambiar.
 
-Contado hasta el mensaje 3111, el mié 20 ene 2016, 23:30:00 CET (22:30:00 UTC).
+Contado hasta el mensaje #9 (3111), el mié 20 ene 2016, 23:30:00 CET (22:30:00 UTC).
 Cierre de las votaciones: lun 18 ene 2016, 22:00:00 CET (21:00:00 UTC).
 Recuento hecho por tally 0.1.0, reglas espia.
 """
@@ -84,7 +84,7 @@ ESPIA_POST_EN = """\
 Moriarty is eliminated (E2: most votes (3))
 1 vote waits for the moderator: it was edited after the deadline and its text at the deadline is not proven. This count may still change.
 
-Counted up to post 3111, as of 2016-01-20 23:30:00 CET (22:30:00 UTC).
+Counted up to post #9 (3111), as of 2016-01-20 23:30:00 CET (22:30:00 UTC).
 Deadline: 2016-01-18 22:00:00 CET (21:00:00 UTC).
 Counted by tally 0.1.0, preset espia.
 """
@@ -101,7 +101,7 @@ MAFIA_POST = """\
 '''Не голосовали''' (2): Алоизий, Соков
 Азазелло выбывает (R3: больше всего голосов (6))
 
-Учтено до сообщения 900285, по состоянию на 11 октября 2017, 11:00:00 MSK (08:00:00 UTC).
+Учтено до сообщения #45 (900285), по состоянию на 11 октября 2017, 11:00:00 MSK (08:00:00 UTC).
 Конец голосования: 10 октября 2017, 21:00:00 MSK (18:00:00 UTC).
 Подсчитано tally 0.1.0, правила mafia-ru.
 """
@@ -116,7 +116,7 @@ TRIGGER_POST = """\
 '''未投票者'''（2）：小鱼儿、老猫
 平票（计票：桃花、老猫、青蛙王子各得 2 票，由法官决定）
 
-统计至帖子 2310569，截至 2026年11月20日 12:00:00 CST（UTC 04:00:00）。
+计至第 28 楼（帖子编号 2310569），截至 2026年11月20日 12:00:00 CST（UTC 04:00:00）。
 截止时间：2026年11月18日 18:00:00 CST（UTC 10:00:00）。
 由 tally 0.1.0 统计，规则 trigger-cn。
 """
@@ -133,7 +133,7 @@ LOUPS_POST = """\
 Avec 9 vivants, il faut 5 votes pour éliminer.
 Basile est éliminé (C3 : le plus de votes (3), pas de majorité)
 
-Compté jusqu'au message 8814, le mer. 16 mars 2016, 20:30:00 CET (19:30:00 UTC).
+Compté jusqu'au message #14 (8814), le mer. 16 mars 2016, 20:30:00 CET (19:30:00 UTC).
 Fin des votes : mer. 16 mars 2016, 20:00:00 CET (19:00:00 UTC).
 Décompte fait par tally 0.1.0, règles majority.
 """
@@ -276,6 +276,15 @@ def test_the_posted_update_in_russian_whole() -> None:
         "Конец голосования: 17 января, 21:00 (MSK), через 12 мин.",
     ]
     assert lines[-1].startswith("tally · ") and lines[-1].endswith(" · правила mafia-ru")
+
+
+def test_the_chinese_update_says_up_to_which_floor() -> None:
+    """Chinese players cite a post by its floor (楼), not by the forum's post id."""
+    text = update(running(zone="Asia/Shanghai"), "zh")
+    assert "计至[url=https://m.example/t/1#entry12]第 9 楼[/url]，截至论坛时间 " in text
+    assert "帖子 12" not in text
+    no_floor = update(running(zone="Asia/Shanghai", verdicts=()), "zh")
+    assert "计至编号 12 的帖子，截至论坛时间 " in no_floor
 
 
 def test_what_waits_for_the_gm_is_said_in_the_posts_language() -> None:

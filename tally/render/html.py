@@ -23,7 +23,7 @@ from tally.model import Count, Finding, Outcome, Tally, Verdict
 from tally.render import neutral
 from tally.render.chart import palette, render_chart
 from tally.render.i18n import Lang, get
-from tally.render.post import line_of, outcome_text, rule_name
+from tally.render.post import line_of, outcome_text, rule_name, up_to_position
 from tally.rules.reading import is_judged_on_copy
 from tally.timeline import Step, Timeline
 
@@ -208,7 +208,10 @@ def _when(value: datetime, zone: str, t: Lang) -> str:
 
 def _header(tally: Tally, title: str, gm: bool, t: Lang) -> str:
     at = _when_text(tally.as_of, tally.zone, t)
-    up_to = escape(t._("{when}, counted up to post {post}", when=at, post=tally.counted_up_to)
+    position = up_to_position(tally)
+    up_to = escape(t._("{when}, counted up to post #{position} ({post})", when=at,
+                       position=position, post=tally.counted_up_to) if position is not None
+                   else t._("{when}, counted up to post {post}", when=at, post=tally.counted_up_to)
                    if tally.counted_up_to else
                    t._("{when}, counted up to the start of the day", when=at))
     facts = [(t._("Day"), t.number(tally.day)), (t._("Deadline"), _when(tally.deadline, tally.zone, t)),

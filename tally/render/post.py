@@ -187,6 +187,14 @@ def votes_not_proven(tally: Tally) -> int:
     return sum(1 for f in tally.findings if _unproven(f))
 
 
+def up_to_position(tally: Tally) -> int | None:
+    """The place in the thread (Post.position: Discuz's floor, IPB's "#n") of the post the count
+    is cut after, when it is known."""
+    if not tally.counted_up_to:
+        return None
+    return next((v.position for v in tally.verdicts if v.post_id == tally.counted_up_to), None)
+
+
 def render_post(tally: Tally, dialect_name: str, lang: str = "en") -> str:
     d, t = DIALECTS[dialect_name], get(lang)
     permalinks = {v.post_id: v.permalink for v in tally.verdicts}
@@ -205,7 +213,11 @@ def render_post(tally: Tally, dialect_name: str, lang: str = "en") -> str:
     lines += rule_lines(tally, final, t, d.text)
     lines.append("")
     at = when(tally.as_of, tally.zone, t)
-    if tally.counted_up_to:
+    position = up_to_position(tally)
+    if position is not None:  # the place players cite ("#9", Discuz's floor "第 9 楼"), and the id
+        lines.append(t._("Counted up to post #{position} ({post}), as of {when}.",
+                         position=position, post=tally.counted_up_to, when=at))
+    elif tally.counted_up_to:
         lines.append(t._("Counted up to post {post}, as of {when}.", post=tally.counted_up_to,
                          when=at))
     else:

@@ -21,7 +21,7 @@ from tally import __version__, times
 from tally.model import Count, Tally
 from tally.render.i18n import Lang, get
 from tally.render.post import (DIALECTS, Dialect, counted_in_rule_lines, line_of, not_voting_line,
-                               rule_lines, voters_of)
+                               rule_lines, up_to_position, voters_of)
 from tally.when import Changes, changes, doubts
 
 MARKER = "tally · "  # followed by the first 12 hex digits of the content hash
@@ -142,8 +142,7 @@ def render_update(tally: Tally, *, summary: Mapping[str, Any], sha256: str,
 def _up_to(tally: Tally, d: Dialect, permalinks: Mapping[str, str], t: Lang) -> str:
     if not tally.counted_up_to:
         return t._("the start of the day")
-    position = next((v.position for v in tally.verdicts if v.post_id == tally.counted_up_to),
-                    None)
+    position = up_to_position(tally)
     label = (t._("post #{position}", position=position) if position is not None
              else t._("post {post}", post=tally.counted_up_to))
     return d.link(label, permalinks.get(tally.counted_up_to, ""))
