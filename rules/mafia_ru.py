@@ -509,8 +509,11 @@ def notes(o: MafiaRuOptions) -> tuple[str, ...]:
         msg("R2: an edited vote post counts as it reads (the rulebook is silent) and is flagged"),
         msg("R3: a tie means nobody leaves"),
         msg("R4/R5/R6: day roles choose by 14:00, the minute inclusive (rule 7)"),
+        # min_posts = 0 turns R10 off (activity returns nothing): "fewer than 0" would be nonsense
         msg("R10: posts are counted in this thread and the game file's other threads when they "
-            "are read (fewer than {n} flagged); without them, in this thread only", n=o.min_posts),
+            "are read (fewer than {n} flagged); without them, in this thread only", n=o.min_posts)
+        if o.min_posts else msg("R10: the post count is off (min_posts = 0): nobody is flagged "
+                                "for too few posts"),
         msg("R11: only the posts of this day are seen: a dead player's one post may be earlier"),
     )
 

@@ -216,6 +216,15 @@ def test_R10_fewer_than_five_posts_in_the_game_day_are_flagged() -> None:
     assert findings(off, "R10") == []
 
 
+def test_R10_off_is_said_so_in_the_presets_notes() -> None:
+    on = [n for n in judge(mafia(), BASE).notes if n.startswith("R10")]
+    assert on == ["R10: posts are counted in this thread and the game file's other threads when "
+                  "they are read (fewer than 5 flagged); without them, in this thread only"]
+    off = [n for n in judge(mafia(options={"min_posts": 0}), BASE).notes if n.startswith("R10")]
+    assert off == ["R10: the post count is off (min_posts = 0): nobody is flagged for too few "
+                   "posts"]
+
+
 # The game's discussion thread of the same day (R10 counts "across the game threads").
 MAIN = "https://mafia.ipbhost.com/topic/244-obshchaya-den-1/"
 
