@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import typer
 
 from tally import __version__
-from tally.errors import EXIT_BUG, TallyError, UsageError
+from tally.errors import EXIT_BUG, EXIT_USAGE, TallyError, UsageError
 
 app = typer.Typer(
     add_completion=False,
@@ -51,7 +51,11 @@ def _known_language(value: str | None) -> str | None:
     from tally.render.i18n import languages
 
     if value is not None and value not in languages():
-        raise typer.BadParameter(f"unknown language {value!r} (known: {', '.join(languages())})")
+        # Not typer.BadParameter: its usage box wraps the list over lines. One line, exit 2, as
+        # for an unknown --format (known_format).
+        typer.echo(f"tally: error: --lang {value!r}: unknown language (known: "
+                   f"{', '.join(languages())})", err=True)
+        raise typer.Exit(EXIT_USAGE)
     return value
 
 
