@@ -20,8 +20,16 @@ from typing import Any
 from tally import __version__, times
 from tally.model import Count, Tally
 from tally.render.i18n import Lang, get
-from tally.render.post import (DIALECTS, Dialect, counted_in_rule_lines, line_of, not_voting_line,
-                               rule_lines, up_to_position, voters_of)
+from tally.render.post import (
+    DIALECTS,
+    Dialect,
+    counted_in_rule_lines,
+    line_of,
+    not_voting_line,
+    rule_lines,
+    up_to_position,
+    voters_of,
+)
 from tally.when import Changes, changes, doubts
 
 MARKER = "tally · "  # followed by the first 12 hex digits of the content hash
