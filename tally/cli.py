@@ -76,6 +76,8 @@ def count(
                    nl=False)
         if day is None and as_of is None:
             _just_closed(counted.game, counted.day)
+        if public or fmt not in ("text", "json"):
+            _gm_flags_on_stderr(tally)
         if strict and needs_gm(tally):
             raise typer.Exit(EXIT_NEEDS_GM)
 
@@ -96,6 +98,15 @@ def _just_closed(game: Game, shown: int) -> None:
         typer.echo(f"note: this is day {shown}; day {last.number} closed at "
                    f"{times.to_local(last.deadline, game.timezone):%Y-%m-%d %H:%M} forum time: "
                    f"`--day {last.number}` counts it", err=True)
+
+
+def _gm_flags_on_stderr(tally: Tally) -> None:
+    """A post printed for the players hides the GM report: a game-file zone that contradicts the
+    offset the pages state misreads every time (issue 16), so it is said on stderr too, where a
+    GM pasting the post sees it (the other flags wait in `--format text` and `tally audit`)."""
+    for finding in tally.findings:
+        if finding.rule == "zone" and finding.needs_gm:
+            typer.echo(f"warning: {finding.message}", err=True)
 
 
 def needs_gm(tally: Tally) -> bool:

@@ -314,8 +314,17 @@ def test_a_zone_the_pages_contradict_is_flagged_for_the_gm(tmp_path: Path) -> No
         "file's timezone UTC was UTC then: every time is read 3 hours off; set timezone to the "
         "forum's zone"]
     assert run("count", str(wrong), "--from", str(STOCK), *at, "--strict").exit_code == 5
+    # The post the GM pastes hides the GM report: the warning is on stderr, not in the post.
+    posted = run("count", str(wrong), "--from", str(STOCK), *at)
+    assert posted.exit_code == 0
+    assert ("warning: the pages say their times are UTC-03:00 (fetched 2026-11-20 15:00 UTC), "
+            "but the game file's timezone UTC was UTC then: every time is read 3 hours off; set "
+            "timezone to the forum's zone") in posted.stderr.splitlines()
+    assert "3 hours off" not in posted.stdout
     right = run("count", str(STOCK / "game.toml"), "--from", str(STOCK), *at, "-f", "json")
     assert not [f for f in json.loads(right.stdout)["gm"]["flags"] if f["rule"] == "zone"]
+    assert "warning:" not in run("count", str(STOCK / "game.toml"), "--from", str(STOCK),
+                                 *at).stderr
 
 
 def test_a_board_answering_the_game_url_with_another_topics_page(
