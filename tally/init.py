@@ -197,9 +197,9 @@ def suspicious(name: str, others: list[str]) -> list[str]:
     the line around, zero-width ones hide a difference), a look-alike of another poster."""
     why = []
     if any(ch in name for ch in "[]<>"):
-        why.append("brackets")
+        why.append("has brackets")
     if any(unicodedata.category(ch) == "Cf" for ch in name):
-        why.append("invisible characters (direction controls or zero-width)")
+        why.append("has invisible characters (direction controls or zero-width)")
     key = names.lookalike(name)
     twins = [other for other in others if other != name and names.lookalike(other) == key]
     if twins:
@@ -289,7 +289,7 @@ def _roster(proposal: Proposal, posters: list[str]) -> str:
     for post in proposal.players:
         why = suspicious(post.author.strip(), posters)
         if why:
-            lines.append(f"# CHECK: the name {shown(post.author.strip())} has {'; '.join(why)}: "
+            lines.append(f"# CHECK: the name {shown(post.author.strip())} {'; '.join(why)}: "
                          "is it a player, and the account you mean?")
         lines.append("[[players]]")
         lines.append(_line(f"name = {toml_string(post.author.strip())}",

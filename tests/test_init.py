@@ -336,8 +336,8 @@ def test_init_flags_suspicious_names_in_the_file_it_writes(tmp_path: Path):
               if line.startswith("# CHECK: the name")]
     asked = ": is it a player, and the account you mean?"
     assert sorted(checks) == sorted([
-        '# CHECK: the name "Alice" has looks like "Аlice"' + asked,
-        '# CHECK: the name "Аlice" has looks like "Alice"' + asked,
+        '# CHECK: the name "Alice" looks like "Аlice"' + asked,
+        '# CHECK: the name "Аlice" looks like "Alice"' + asked,
         '# CHECK: the name "Hei\\u202Edi" has invisible characters (direction controls or '
         'zero-width)' + asked,
         '# CHECK: the name "Judy[/url][url=http://evil.example]pwn" has brackets' + asked,
