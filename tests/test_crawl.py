@@ -912,7 +912,8 @@ def kira_game(folder: Path, url: str) -> Path:
 
 
 def wait_for(check: Callable[[], bool], what: str, limit: float = 60.0) -> None:
-    """Poll a condition on shared state (a server's log, a store's rows), not a clock's guess."""
+    """Poll a condition on shared state (another process's store rows), not a clock's guess:
+    the limit only bounds a run that would otherwise hang, nothing is timed."""
     import time
 
     deadline = time.monotonic() + limit
@@ -948,11 +949,13 @@ def test_a_crawl_killed_midway_leaves_no_hole_for_the_next_run(tmp_path: Path) -
     pages = {n: (KIRA / f"page-{n}.html").read_bytes() for n in range(1, 5)}
     asked: list[int] = []
     release = threading.Event()
+    page_2_asked = threading.Event()
 
     def serve(request: Request) -> Response:
         number = int(request.args.get("start", "0")) // 15 + 1
         asked.append(number)
         if number == 2 and not release.is_set():
+            page_2_asked.set()
             release.wait(120)  # page 2 is slow: the crawl is killed while waiting for it
         return Response(pages[min(number, 4)], content_type="text/html; charset=UTF-8")
 
@@ -970,7 +973,7 @@ def test_a_crawl_killed_midway_leaves_no_hole_for_the_next_run(tmp_path: Path) -
         killed = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, cwd=tmp_path,
                                   stderr=subprocess.PIPE)
         try:
-            wait_for(lambda: 2 in asked, "the request for page 2")
+            assert page_2_asked.wait(60), "gave up waiting for the request for page 2"
             wait_for(lambda: stored_pages(store) == [1, 4, 3], "pages 1, 4, 3 in the store")
             killed.send_signal(signal.SIGKILL)
             assert killed.wait(30) == -signal.SIGKILL

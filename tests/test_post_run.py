@@ -260,13 +260,15 @@ def test_the_same_count_already_in_the_thread_is_recorded_not_posted(board, game
     assert len(board.bot_posts()) == 1
 
 
+# Holds the lock until the test closes its stdin or kills it: no sleep that a slow machine
+# could outlast (the lock released before the second run looks would make it post).
 LOCK_HOLDER = """
-import sys, time
+import sys
 from pathlib import Path
 from tally.lock import hold
 with hold(Path(sys.argv[1]), "game.toml"):
     print("locked", flush=True)
-    time.sleep(60)
+    sys.stdin.read()
 """
 
 
@@ -275,7 +277,7 @@ def test_a_second_run_finds_the_lock_and_a_dead_holder_leaves_none(board, game, 
     board.add_post("Alice", "vote: Bob")
     lock_file = game.parent / ".tally" / "game.lock"
     holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(lock_file)],
-                              stdout=subprocess.PIPE, text=True)
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
         busy = post(game)
